@@ -1,0 +1,6 @@
+"""`python -m agentci` is the `agentci` command."""
+
+from agentci.cli import main
+
+if __name__ == "__main__":
+    main()
