@@ -1,0 +1,103 @@
+"""The error tree of agentci.
+
+Every way a run can end early is a typed exception; nothing is decided by matching strings::
+
+    AgentciError
+     ├── InvalidInput          bad recipe, parameter, flag or environment: exit 2, nothing sent
+     │    └── RecipeError      ... with the file, line and key that are wrong
+     ├── StopRun               ends the agent loop with a status (see agentci.outcome)
+     │    ├── BudgetExhausted  a budget ran out (which one, how much was used, the cap)
+     │    ├── LoopDetected     the model repeats itself and did not recover
+     │    ├── Blocked          the model's output was blocked, or a hook stopped the run
+     │    ├── ProviderFailed   the model API failed for good (auth, quota, retries spent)
+     │    └── Cancelled        SIGINT / SIGTERM
+     └── ToolFailure           a tool could not do what was asked; the message goes back to
+                               the model as the tool's error and the loop goes on
+
+Anything else that escapes is a bug in agentci: status ``internal_error``, exit 70.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class AgentciError(Exception):
+    """Base of every error agentci raises on purpose."""
+
+
+class InvalidInput(AgentciError):
+    """The user's input is wrong; nothing was sent to a model."""
+
+
+class RecipeError(InvalidInput):
+    """A recipe is wrong at a known place: ``file:line: key: message``."""
+
+    def __init__(
+        self, message: str, *, file: Path | str | None = None, line: int | None = None,
+        key: str | None = None,
+    ) -> None:
+        self.file = str(file) if file is not None else None
+        self.line = line
+        self.key = key
+        self.message = message
+        where = ""
+        if self.file:
+            where = self.file + (f":{line}" if line else "") + ": "
+        what = f"{key}: " if key else ""
+        super().__init__(f"{where}{what}{message}")
+
+
+class StopRun(AgentciError):
+    """Ends the agent loop; ``status`` names the outcome (agentci.outcome.Status)."""
+
+    status: str = "internal_error"
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+class BudgetExhausted(StopRun):
+    """A budget ran out before or during the work."""
+
+    status = "budget_exhausted"
+
+    def __init__(self, limit: str, used: float, cap: float, detail: str = "") -> None:
+        self.limit = limit
+        self.used = used
+        self.cap = cap
+        reason = f"budget {limit} exhausted: {used:g} of {cap:g}"
+        super().__init__(reason + (f" ({detail})" if detail else ""))
+
+
+class LoopDetected(StopRun):
+    """The model kept repeating itself after one recovery attempt."""
+
+    status = "loop_detected"
+
+
+class Blocked(StopRun):
+    """The model's output was blocked (SAFETY, ...) or a hook stopped the run."""
+
+    status = "blocked"
+
+
+class ProviderFailed(StopRun):
+    """The model API failed for good."""
+
+    status = "provider_error"
+
+
+class Cancelled(StopRun):
+    """The run was cancelled by a signal (``signal_name`` is SIGINT or SIGTERM)."""
+
+    status = "cancelled"
+
+    def __init__(self, signal_name: str = "SIGINT") -> None:
+        self.signal_name = signal_name
+        super().__init__(f"cancelled by {signal_name}")
+
+
+class ToolFailure(AgentciError):
+    """A tool failed; the message is returned to the model as the tool's error."""

@@ -1,0 +1,342 @@
+"""Every event agentci emits: one pydantic discriminated union (DESIGN §5).
+
+Each JSONL line is ``{"v":1,"seq":N,"ts":"…Z","run_id":"…","task":"name","type":"…", …}``.
+Producers build events with their own fields only; the :class:`~agentci.events.sinks.Emitter`
+stamps ``seq``, ``ts``, ``run_id`` and ``task``.
+
+Some events are declared here before the feature that emits them exists; their docstrings
+say so. A consumer can rely on every ``type`` listed in :data:`EVENT_TYPES`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+
+class UsageTotals(BaseModel):
+    """Token and cost totals (summed over calls)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    thoughts_tokens: int = 0
+    cached_tokens: int = 0
+    total_tokens: int = 0
+    cost_usd: float | None = None
+    model_calls: int = 0
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    v: int = 1
+    seq: int = 0
+    ts: str = ""
+    run_id: str = ""
+    task: str = ""
+
+
+class RunStarted(_Event):
+    """The run began: which recipe, which tasks, which agentci."""
+
+    type: Literal["run_started"] = "run_started"
+    recipe: str
+    recipe_name: str
+    tasks: list[str]
+    agentci_version: str
+
+
+class TaskStarted(_Event):
+    """A task began: its model, workspace and rendered prompt."""
+
+    type: Literal["task_started"] = "task_started"
+    model: str
+    workspace: str
+    prompt: str
+
+
+class TurnStarted(_Event):
+    """A model call is about to be made (``turn`` counts from 1)."""
+
+    type: Literal["turn_started"] = "turn_started"
+    turn: int
+
+
+class ModelInfo(_Event):
+    """The model that actually answers (after fallback), and its version if known."""
+
+    type: Literal["model_info"] = "model_info"
+    model: str
+    model_version: str | None = None
+
+
+class Content(_Event):
+    """Text the model wrote."""
+
+    type: Literal["content"] = "content"
+    text: str
+
+
+class Thought(_Event):
+    """A thought summary the model streamed (thinking models)."""
+
+    type: Literal["thought"] = "thought"
+    text: str
+
+
+class ToolCallRequest(_Event):
+    """The model asked for a tool call."""
+
+    type: Literal["tool_call_request"] = "tool_call_request"
+    call_id: str
+    name: str
+    args: dict[str, Any]
+
+
+class ToolCallDecision(_Event):
+    """The policy's decision on a tool call, and the rule that decided."""
+
+    type: Literal["tool_call_decision"] = "tool_call_decision"
+    call_id: str
+    name: str
+    decision: Literal["allow", "deny"]
+    rule: str
+    reason: str = ""
+
+
+class ToolCallResponse(_Event):
+    """A tool call's result as the model sees it (``output`` is capped)."""
+
+    type: Literal["tool_call_response"] = "tool_call_response"
+    call_id: str
+    name: str
+    ok: bool
+    output: str
+    error: str | None = None
+    duration_ms: int = 0
+    exit_code: int | None = None
+
+
+class Retry(_Event):
+    """A model call is retried from the start of the turn; partial output was discarded."""
+
+    type: Literal["retry"] = "retry"
+    attempt: int
+    reason: str
+    delay_seconds: float
+
+
+class ModelFallback(_Event):
+    """The task switched to a fallback model, which it keeps for the rest of the task."""
+
+    type: Literal["model_fallback"] = "model_fallback"
+    from_model: str
+    to_model: str
+    reason: str
+
+
+class ChatCompressed(_Event):
+    """Old history was summarised to keep the context small (declared; compression comes later)."""
+
+    type: Literal["chat_compressed"] = "chat_compressed"
+    tokens_before: int
+    tokens_after: int
+
+
+class ContextWindowWillOverflow(_Event):
+    """The next request would not fit the model's context window."""
+
+    type: Literal["context_window_will_overflow"] = "context_window_will_overflow"
+    estimated_tokens: int
+    limit: int
+
+
+class LoopDetectedEvent(_Event):
+    """The model repeats itself (declared; loop detection comes later)."""
+
+    type: Literal["loop_detected"] = "loop_detected"
+    kind: str
+    detail: str
+    recovering: bool = False
+
+
+class HookResult(_Event):
+    """A hook ran (declared; hooks come later)."""
+
+    type: Literal["hook_result"] = "hook_result"
+    hook: str
+    command: str
+    exit_code: int | None
+    decision: Literal["continue", "deny", "stop"] = "continue"
+    output: str = ""
+
+
+class AgentExecutionStopped(_Event):
+    """Something outside the model stopped the loop (hook, guard)."""
+
+    type: Literal["agent_execution_stopped"] = "agent_execution_stopped"
+    reason: str
+
+
+class AgentExecutionBlocked(_Event):
+    """The model's output was blocked (SAFETY, prompt blocked, ...)."""
+
+    type: Literal["agent_execution_blocked"] = "agent_execution_blocked"
+    reason: str
+
+
+class InvalidStream(_Event):
+    """The model's answer was unusable (malformed call, empty reply, no finish reason)."""
+
+    type: Literal["invalid_stream"] = "invalid_stream"
+    reason: str
+    attempt: int = 1
+
+
+class Usage(_Event):
+    """Token usage of one model call, with the running totals of the task."""
+
+    type: Literal["usage"] = "usage"
+    model: str
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    thoughts_tokens: int = 0
+    cached_tokens: int = 0
+    cost_usd: float | None = None
+    totals: UsageTotals = Field(default_factory=UsageTotals)
+
+
+class TurnFinished(_Event):
+    """A model call ended; ``finish_reason`` as the API said it, ``tool_calls`` it asked for."""
+
+    type: Literal["turn_finished"] = "turn_finished"
+    turn: int
+    finish_reason: str | None = None
+    tool_calls: int = 0
+
+
+class VerifyTest(BaseModel):
+    """One test as verify saw it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    outcome: Literal["passed", "failed", "error", "skipped"]
+    message: str = ""
+
+
+class VerifyResult(_Event):
+    """The verify command ran (phase ``baseline`` or ``attempt``)."""
+
+    type: Literal["verify_result"] = "verify_result"
+    phase: Literal["baseline", "attempt"]
+    attempt: int = 0
+    command: str
+    exit_code: int | None
+    passed: bool
+    counts: dict[str, int] = Field(default_factory=dict)
+    tests: list[VerifyTest] = Field(default_factory=list)
+    changes: dict[str, list[str]] = Field(default_factory=dict)
+    output_tail: str = ""
+    duration_ms: int = 0
+
+
+class BudgetExhaustedEvent(_Event):
+    """A budget ran out: which limit, how much was used, the cap."""
+
+    type: Literal["budget_exhausted"] = "budget_exhausted"
+    limit: str
+    used: float
+    cap: float
+    reason: str = ""
+
+
+class Error(_Event):
+    """Something went wrong; ``kind`` is the status it leads to (or a warning kind)."""
+
+    type: Literal["error"] = "error"
+    kind: str
+    message: str
+    traceback: str | None = None
+
+
+class UserCancelled(_Event):
+    """The run was cancelled by a signal."""
+
+    type: Literal["user_cancelled"] = "user_cancelled"
+    signal: str
+
+
+class TaskFinished(_Event):
+    """A task ended with its status, exit code and what it changed."""
+
+    type: Literal["task_finished"] = "task_finished"
+    status: str
+    exit_code: int
+    reason: str = ""
+    turns: int = 0
+    changed_files: list[str] = Field(default_factory=list)
+    usage: UsageTotals = Field(default_factory=UsageTotals)
+
+
+class RunFinished(_Event):
+    """Always the last line of a run: status, exit code and usage totals."""
+
+    type: Literal["run_finished"] = "run_finished"
+    status: str
+    exit_code: int
+    reason: str = ""
+    usage: UsageTotals = Field(default_factory=UsageTotals)
+    duration_ms: int = 0
+
+
+Event = Annotated[
+    RunStarted
+    | TaskStarted
+    | TurnStarted
+    | ModelInfo
+    | Content
+    | Thought
+    | ToolCallRequest
+    | ToolCallDecision
+    | ToolCallResponse
+    | Retry
+    | ModelFallback
+    | ChatCompressed
+    | ContextWindowWillOverflow
+    | LoopDetectedEvent
+    | HookResult
+    | AgentExecutionStopped
+    | AgentExecutionBlocked
+    | InvalidStream
+    | Usage
+    | TurnFinished
+    | VerifyResult
+    | BudgetExhaustedEvent
+    | Error
+    | UserCancelled
+    | TaskFinished
+    | RunFinished,
+    Field(discriminator="type"),
+]
+
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+EVENT_TYPES: tuple[str, ...] = tuple(
+    m.model_fields["type"].default
+    for m in (
+        RunStarted, TaskStarted, TurnStarted, ModelInfo, Content, Thought, ToolCallRequest,
+        ToolCallDecision, ToolCallResponse, Retry, ModelFallback, ChatCompressed,
+        ContextWindowWillOverflow, LoopDetectedEvent, HookResult, AgentExecutionStopped,
+        AgentExecutionBlocked, InvalidStream, Usage, TurnFinished, VerifyResult,
+        BudgetExhaustedEvent, Error, UserCancelled, TaskFinished, RunFinished,
+    )
+)
+
+
+def parse_event(line: str | bytes) -> Event:
+    """Parse one JSONL line back into its event class."""
+    return EVENT_ADAPTER.validate_json(line)

@@ -1,0 +1,87 @@
+"""How a run ends: one status, one exit code, decided in one place.
+
+result.json, the ``run_finished`` event, the summary and the process exit code all come
+from :func:`exit_code_for`, so they can never disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Status(str, Enum):
+    """The outcome of a task or a run (DESIGN §6)."""
+
+    success = "success"
+    no_changes = "no_changes"
+    verify_failed = "verify_failed"
+    invalid_input = "invalid_input"
+    budget_exhausted = "budget_exhausted"
+    loop_detected = "loop_detected"
+    blocked = "blocked"
+    provider_error = "provider_error"
+    internal_error = "internal_error"
+    cancelled = "cancelled"
+
+
+EXIT_CODES: dict[Status, int] = {
+    Status.success: 0,
+    Status.no_changes: 1,
+    Status.verify_failed: 1,
+    Status.invalid_input: 2,
+    Status.budget_exhausted: 3,
+    Status.loop_detected: 4,
+    Status.blocked: 5,
+    Status.provider_error: 6,
+    Status.internal_error: 70,
+    Status.cancelled: 130,
+}
+
+SIGNAL_EXIT_CODES = {"SIGINT": 130, "SIGTERM": 143}
+
+
+def exit_code_for(
+    status: Status, *, allow_no_changes: bool = False, signal_name: str | None = None
+) -> int:
+    """The process exit code for ``status``.
+
+    ``no_changes`` is 0 when the recipe allows it; ``cancelled`` is 130 for SIGINT and
+    143 for SIGTERM. Only ``success`` (and allowed ``no_changes``) ever map to 0.
+    """
+    if status is Status.no_changes and allow_no_changes:
+        return 0
+    if status is Status.cancelled:
+        return SIGNAL_EXIT_CODES.get(signal_name or "SIGINT", 130)
+    return EXIT_CODES[status]
+
+
+# Worse outcomes first: a batch reports the worst of its tasks.
+_SEVERITY = [
+    Status.internal_error,
+    Status.cancelled,
+    Status.invalid_input,
+    Status.provider_error,
+    Status.blocked,
+    Status.loop_detected,
+    Status.budget_exhausted,
+    Status.verify_failed,
+    Status.no_changes,
+    Status.success,
+]
+
+
+def worst(statuses: list[Status]) -> Status:
+    """The most severe status of several (a batch exits with its worst task's code)."""
+    if not statuses:
+        return Status.success
+    return min(statuses, key=_SEVERITY.index)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A task's end: status, the reason in one line, and the exit code derived from them."""
+
+    status: Status
+    reason: str = ""
+    exit_code: int = 0

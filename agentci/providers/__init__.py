@@ -1,0 +1,46 @@
+"""Model providers: gemini (google-genai), replay (cassette), scripted (in-process).
+
+:func:`make_provider` picks one from a recipe's ``model.name``; the SDK is imported only
+when a gemini or replay provider is actually built.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agentci.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from agentci.providers.base import Provider
+    from agentci.recipe.schema import ModelConfig
+
+
+def make_provider(model: ModelConfig, *, base_dir: Path) -> Provider:
+    """Build the provider named by ``model.name``.
+
+    ``replay:PATH`` replays a cassette, ``scripted:PATH`` runs a Python script of responses
+    (PATH relative to ``base_dir``, the recipe's folder); anything else is a Gemini model.
+    """
+    name = model.name
+    if name.startswith("replay:"):
+        from agentci.providers.replay import ReplayProvider
+
+        return ReplayProvider.from_file(_resolve(name[len("replay:") :], base_dir))
+    if name.startswith("scripted:"):
+        from agentci.providers.scripted import ScriptedProvider
+
+        return ScriptedProvider.from_file(_resolve(name[len("scripted:") :], base_dir))
+    from agentci.providers.gemini import GeminiProvider
+
+    return GeminiProvider.from_config(model)
+
+
+def _resolve(path: str, base_dir: Path) -> Path:
+    if not path:
+        raise InvalidInput("model.name: a replay:/scripted: model needs a file path")
+    p = Path(path)
+    p = p if p.is_absolute() else base_dir / p
+    if not p.is_file():
+        raise InvalidInput(f"model.name: no such file: {p}")
+    return p

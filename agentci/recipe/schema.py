@@ -1,0 +1,205 @@
+"""The recipe schema, version 1 (DESIGN §3). Unknown keys and wrong types are errors.
+
+`agentci schema` prints :func:`json_schema` for editors and SchemaStore.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, model_validator
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Pricing(_Strict):
+    """Prices in USD per million tokens; overrides the built-in table."""
+
+    input_per_mtok: float = Field(ge=0)
+    output_per_mtok: float = Field(ge=0)
+    cached_per_mtok: float | None = Field(default=None, ge=0)
+    thinking_per_mtok: float | None = Field(
+        default=None, ge=0, description="Defaults to the output price."
+    )
+
+
+class RetryConfig(_Strict):
+    """How model calls are retried on transient faults (429, 5xx, cut streams)."""
+
+    attempts: PositiveInt = Field(default=5, description="Tries per model call, the first included.")
+    initial_delay_seconds: float = Field(default=1.0, ge=0)
+    max_delay_seconds: float = Field(default=30.0, ge=0)
+    request_timeout_seconds: PositiveFloat = 120.0
+    stream_idle_timeout_seconds: PositiveFloat = 60.0
+
+
+class ModelConfig(_Strict):
+    """Which model answers. ``replay:PATH`` replays a cassette; ``scripted:PATH`` a script."""
+
+    name: str = Field(min_length=1, description="gemini-2.5-flash, replay:PATH or scripted:PATH")
+    fallback: list[str] = Field(default_factory=list)
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    max_output_tokens: PositiveInt | None = None
+    thinking_budget: int | None = Field(default=None, ge=-1)
+    base_url: str | None = Field(default=None, description="Overrides GOOGLE_GEMINI_BASE_URL.")
+    pricing: Pricing | None = None
+    retry: RetryConfig = Field(default_factory=RetryConfig)
+
+
+class Parameter(_Strict):
+    """A template parameter, set with ``-p name=value``."""
+
+    type: Literal["string", "number", "boolean", "enum"] = "string"
+    default: str | int | float | bool | None = None
+    description: str = ""
+    choices: list[str] | None = Field(default=None, description="Allowed values of an enum.")
+    required: bool = False
+
+    @model_validator(mode="after")
+    def _enum_has_choices(self) -> Parameter:
+        if self.type == "enum" and not self.choices:
+            raise ValueError("an enum parameter needs 'choices'")
+        if self.type != "enum" and self.choices is not None:
+            raise ValueError("'choices' only goes with type: enum")
+        return self
+
+
+class Workspace(_Strict):
+    """Where the agent works. ``copy`` and ``worktree`` keep the original untouched."""
+
+    path: str = "."
+    isolation: Literal["none", "copy", "worktree"] = "none"
+
+
+class Verify(_Strict):
+    """The recipe author's check of the result (not subject to the agent's policy)."""
+
+    command: str = Field(min_length=1)
+    junit: str | None = Field(default=None, description="A JUnit file the command writes.")
+    runner: Literal["pytest"] | None = Field(
+        default=None, description="pytest: agentci adds --junitxml itself."
+    )
+    attempts: PositiveInt = 3
+    rerun_failures: int = Field(default=1, ge=0)
+    timeout_seconds: PositiveFloat = 600
+    baseline: bool = Field(default=True, description="Run verify once before the agent starts.")
+    skip_if_passing: bool = Field(
+        default=True, description="End at once when the baseline already passes."
+    )
+
+
+class Rule(_Strict):
+    """One policy rule; deny beats allow, no match falls back to the mode."""
+
+    tool: str | list[str] = "*"
+    command: str | None = Field(default=None, description="Command prefix (run_shell_command).")
+    path: str | list[str] | None = Field(default=None, description="Path globs (file tools).")
+    decision: Literal["allow", "deny"]
+    reason: str = ""
+
+
+class Policy(_Strict):
+    """What the agent may do without a human: the mode's defaults plus rules."""
+
+    mode: Literal["read_only", "auto_edit", "yolo"] = "auto_edit"
+    rules: list[Rule] = Field(default_factory=list)
+    network: bool = False
+    env_passthrough: list[str] = Field(
+        default_factory=list, description="Environment variables tools may see."
+    )
+
+
+class Budget(_Strict):
+    """Limits per task; ``total`` caps the sum over all tasks of a recipe."""
+
+    max_turns: PositiveInt = 100
+    max_tokens: PositiveInt | None = None
+    max_cost_usd: PositiveFloat | None = None
+    max_wall_seconds: PositiveFloat | None = None
+    max_tool_calls: PositiveInt | None = None
+    tool_timeout_seconds: PositiveFloat = 300
+    total: TotalBudget | None = None
+
+
+class TotalBudget(_Strict):
+    """Limits over all tasks of a recipe."""
+
+    max_tokens: PositiveInt | None = None
+    max_cost_usd: PositiveFloat | None = None
+    max_wall_seconds: PositiveFloat | None = None
+
+
+class Guards(_Strict):
+    """Checks on the change when the model finishes."""
+
+    allowed_paths: list[str] | None = None
+    max_changed_files: PositiveInt | None = None
+    max_changed_lines: PositiveInt | None = None
+    forbid_test_edits: list[str] | None = Field(
+        default=None, description="Globs the agent may not modify (e.g. tests/**)."
+    )
+
+
+class Outputs(_Strict):
+    """Where the outputs go (relative to the working directory agentci runs in)."""
+
+    dir: str = ".agentci/out"
+
+
+class Task(_Strict):
+    """One task of a multi-task recipe; unset fields come from the recipe."""
+
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    prompt: str = Field(min_length=1)
+    instructions: str | None = None
+    verify: Verify | None = None
+    model: ModelConfig | None = None
+    budget: Budget | None = None
+    guards: Guards | None = None
+    allow_no_changes: bool | None = None
+
+
+class Recipe(_Strict):
+    """A recipe, version 1."""
+
+    version: Literal[1]
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    description: str = ""
+    model: ModelConfig
+    parameters: dict[str, Parameter] = Field(default_factory=dict)
+    instructions: str = ""
+    prompt: str | None = None
+    workspace: Workspace = Field(default_factory=Workspace)
+    setup: list[str] = Field(default_factory=list)
+    verify: Verify | None = None
+    policy: Policy = Field(default_factory=Policy)
+    sandbox: Literal["auto", "bwrap", "none"] = "auto"
+    budget: Budget = Field(default_factory=Budget)
+    guards: Guards = Field(default_factory=Guards)
+    outputs: Outputs = Field(default_factory=Outputs)
+    allow_no_changes: bool = False
+    tasks: list[Task] | None = None
+
+    @model_validator(mode="after")
+    def _has_prompt(self) -> Recipe:
+        if self.prompt is None and not self.tasks:
+            raise ValueError("a recipe needs a 'prompt' or a list of 'tasks'")
+        if self.tasks:
+            names = [t.name for t in self.tasks]
+            dupes = sorted({n for n in names if names.count(n) > 1})
+            if dupes:
+                raise ValueError(f"task names must be unique: {', '.join(dupes)}")
+        return self
+
+
+Budget.model_rebuild()
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of a recipe."""
+    schema = Recipe.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "agentci recipe"
+    return schema

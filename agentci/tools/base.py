@@ -1,0 +1,79 @@
+"""What a tool is: a name, a kind, a pydantic argument model, and an async ``run``.
+
+The argument model is the function declaration the model sees (its JSON Schema), and the
+validator of what the model sends. A tool never raises to the loop: failures are
+:class:`ToolFailure` (or any exception), which the scheduler turns into a tool error
+returned to the model.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from agentci.providers.base import ToolSpec
+
+
+class ToolKind(str, Enum):
+    """``read`` tools run concurrently; ``edit`` and ``execute`` run alone, in order."""
+
+    read = "read"
+    edit = "edit"
+    execute = "execute"
+
+
+@dataclass
+class ToolContext:
+    """What tools may use: the workspace and the limits of one task.
+
+    ``workspace`` is the resolved real path of the workspace root. ``env`` is the
+    environment a child process gets (an allowlist, never the parent's secrets).
+    ``protected`` are workspace-relative globs the agent may never write.
+    """
+
+    workspace: Path
+    env: dict[str, str] = field(default_factory=dict)
+    timeout_seconds: float = 300.0
+    output_cap_chars: int = 30_000
+    protected: tuple[str, ...] = (".git/**", ".agentci/**")
+    read_cache: dict[str, Any] = field(default_factory=dict)
+    sandbox: Any = None
+
+
+@dataclass
+class ToolResult:
+    """What a tool returns; ``error`` set means the call failed (the model sees why)."""
+
+    output: str = ""
+    error: str | None = None
+    exit_code: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class Tool(ABC):
+    """Base of the tools. Subclasses set ``name``, ``kind``, ``description`` and ``Args``."""
+
+    name: ClassVar[str]
+    kind: ClassVar[ToolKind]
+    description: ClassVar[str]
+    Args: ClassVar[type[BaseModel]]
+
+    def spec(self) -> ToolSpec:
+        """The function declaration the model sees."""
+        schema = self.Args.model_json_schema()
+        schema.pop("title", None)
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+        return ToolSpec(name=self.name, description=self.description, parameters=schema)
+
+    @abstractmethod
+    async def run(self, args: BaseModel, ctx: ToolContext) -> ToolResult:
+        """Do the work. Raise ToolFailure (or anything) to return an error to the model."""
