@@ -1,0 +1,48 @@
+"""The facts the output writers share: one :class:`TaskReport` per task, one :class:`RunReport`.
+
+The runner fills these in; patch, JUnit, result.json and summary.md are all written from
+them, so every output tells the same story.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentci.events.types import UsageTotals, VerifyResult
+from agentci.outcome import Status
+
+
+@dataclass
+class TaskReport:
+    """How one task ended."""
+
+    name: str
+    status: Status
+    exit_code: int
+    reason: str = ""
+    summary: str = ""  # the model's last message
+    model: str = ""
+    turns: int = 0
+    tool_calls: int = 0
+    usage: UsageTotals = field(default_factory=UsageTotals)
+    changed_files: list[str] = field(default_factory=list)
+    duration_ms: int = 0
+    verify: list[VerifyResult] = field(default_factory=list)  # baseline first, then attempts
+    extra: dict[str, Any] = field(default_factory=dict)  # e.g. fixed/regressed tests, guards
+
+
+@dataclass
+class RunReport:
+    """How the whole run ended (the worst task decides)."""
+
+    run_id: str
+    recipe: str
+    recipe_name: str
+    status: Status
+    exit_code: int
+    reason: str = ""
+    tasks: list[TaskReport] = field(default_factory=list)
+    usage: UsageTotals = field(default_factory=UsageTotals)
+    duration_ms: int = 0
+    started_at: str = ""
