@@ -1,0 +1,257 @@
+"""Conversion between agentci's messages and Gemini's wire format (``google.genai.types``).
+
+Two directions:
+
+* requests: :func:`message_to_content` (one SDK ``Content`` per message, cached by
+  :class:`ContentCache` so a long history is not rebuilt on every call), :func:`tools_to_sdk`,
+  :func:`message_to_json` (the REST JSON, camelCase, used by cassettes);
+* responses: :class:`StreamDecoder` turns each streamed ``GenerateContentResponse`` into a
+  :class:`~agentci.providers.base.ModelChunk`, keeping function call ids and
+  ``thoughtSignature`` (as base64 text, sent back unchanged), usage, finish and block reasons.
+
+Function calls that arrive without an ``id`` get a deterministic one, ``agentci-<name>-<n>``;
+such ids are never sent back to the API (Gemini matches those calls by order).
+"""
+
+from __future__ import annotations
+
+import base64
+import warnings
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from agentci.providers.base import (
+    ChunkUsage,
+    Message,
+    ModelChunk,
+    Part,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    ToolSpec,
+)
+
+if TYPE_CHECKING:
+    from google.genai import types
+
+SYNTHETIC_ID_PREFIX = "agentci-"
+
+
+def _sig_to_wire(signature: str | None) -> str | None:
+    return signature or None
+
+
+def _sig_from_sdk(raw: bytes | str | None) -> str | None:
+    if raw is None:
+        return None
+    if isinstance(raw, bytes):
+        return base64.b64encode(raw).decode("ascii")
+    return raw
+
+
+def _wire_id(call_id: str) -> str | None:
+    return None if call_id.startswith(SYNTHETIC_ID_PREFIX) else call_id
+
+
+# ---------------------------------------------------------------- requests: JSON
+
+
+def part_to_json(part: Part) -> dict[str, Any] | None:
+    """One part as REST JSON (camelCase); ``None`` for parts never sent back (bare thoughts)."""
+    out: dict[str, Any]
+    if isinstance(part, TextPart):
+        if part.thought and not part.signature:
+            return None
+        out = {"text": part.text}
+        if part.thought:
+            out["thought"] = True
+    elif isinstance(part, ToolCallPart):
+        call: dict[str, Any] = {"name": part.name, "args": part.args}
+        if (wid := _wire_id(part.id)) is not None:
+            call["id"] = wid
+        out = {"functionCall": call}
+    else:
+        resp: dict[str, Any] = {"name": part.name, "response": part.as_response()}
+        if (wid := _wire_id(part.id)) is not None:
+            resp["id"] = wid
+        return {"functionResponse": resp}
+    if part.signature:
+        out["thoughtSignature"] = part.signature
+    return out
+
+
+def message_to_json(message: Message) -> dict[str, Any]:
+    """A message as a REST ``Content`` object."""
+    parts = [j for p in message.parts if (j := part_to_json(p)) is not None]
+    return {"role": message.role, "parts": parts}
+
+
+def tool_to_json(spec: ToolSpec) -> dict[str, Any]:
+    """A tool as a REST ``functionDeclaration``."""
+    return {
+        "name": spec.name,
+        "description": spec.description,
+        "parametersJsonSchema": spec.parameters,
+    }
+
+
+# ---------------------------------------------------------------- requests: SDK objects
+
+
+def message_to_content(message: Message) -> types.Content:
+    """A message as an SDK ``Content`` (validated once; reuse it via :class:`ContentCache`)."""
+    from google.genai import types
+
+    return types.Content.model_validate(message_to_json(message))
+
+
+def tools_to_sdk(tools: list[ToolSpec]) -> list[types.Tool]:
+    """Tool specs as one SDK ``Tool`` holding every function declaration."""
+    from google.genai import types
+
+    if not tools:
+        return []
+    decls = [
+        types.FunctionDeclaration(
+            name=t.name, description=t.description, parameters_json_schema=t.parameters
+        )
+        for t in tools
+    ]
+    return [types.Tool(function_declarations=decls)]
+
+
+class ContentCache:
+    """SDK ``Content`` objects per message, built once and reused while the message lives.
+
+    A message is looked up by identity; a message whose part count changed since it was
+    converted is converted again. Entries disappear with their messages.
+    """
+
+    def __init__(self) -> None:
+        self._entries: dict[int, tuple[weakref.ref[Message], int, types.Content]] = {}
+        self.conversions = 0
+
+    def get(self, message: Message) -> types.Content:
+        key = id(message)
+        entry = self._entries.get(key)
+        if entry is not None and entry[0]() is message and entry[1] == len(message.parts):
+            return entry[2]
+        content = message_to_content(message)
+        self.conversions += 1
+        self._entries[key] = (weakref.ref(message, self._drop(key)), len(message.parts), content)
+        return content
+
+    def _drop(self, key: int) -> Any:
+        entries = self._entries
+
+        def drop(_ref: object) -> None:
+            entries.pop(key, None)
+
+        return drop
+
+    def contents(self, messages: list[Message]) -> list[types.Content]:
+        return [self.get(m) for m in messages]
+
+
+# ---------------------------------------------------------------- responses
+
+
+def _enum_str(value: Any) -> str | None:
+    if value is None:
+        return None
+    return str(getattr(value, "value", value))
+
+
+class StreamDecoder:
+    """Decodes the chunks of one streamed call into :class:`ModelChunk` objects."""
+
+    def __init__(self) -> None:
+        self._calls = 0
+
+    def decode(self, response: types.GenerateContentResponse) -> ModelChunk:
+        chunk = ModelChunk(model_version=response.model_version)
+        if response.prompt_feedback is not None:
+            chunk.block_reason = _enum_str(response.prompt_feedback.block_reason)
+        if response.usage_metadata is not None:
+            u = response.usage_metadata
+            chunk.usage = ChunkUsage(
+                prompt_tokens=u.prompt_token_count or 0,
+                output_tokens=u.candidates_token_count or 0,
+                thoughts_tokens=u.thoughts_token_count or 0,
+                cached_tokens=u.cached_content_token_count or 0,
+            )
+        if not response.candidates:
+            return chunk
+        cand = response.candidates[0]
+        chunk.finish_reason = _enum_str(cand.finish_reason)
+        if cand.content is None or not cand.content.parts:
+            return chunk
+        for p in cand.content.parts:
+            sig = _sig_from_sdk(p.thought_signature)
+            if p.function_call is not None:
+                fc = p.function_call
+                self._calls += 1
+                name = fc.name or ""
+                call_id = fc.id or f"{SYNTHETIC_ID_PREFIX}{name}-{self._calls}"
+                chunk.parts.append(ToolCallPart(call_id, name, dict(fc.args or {}), sig))
+            elif p.text is not None or sig:
+                chunk.parts.append(TextPart(p.text or "", bool(p.thought), sig))
+        return chunk
+
+
+def parse_response(raw: dict[str, Any]) -> types.GenerateContentResponse:
+    """Validate one REST response chunk (camelCase or snake_case JSON)."""
+    from google.genai import types
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # unknown enum values are kept, as strings
+        return types.GenerateContentResponse.model_validate(raw)
+
+
+def chunk_to_json(chunk: ModelChunk) -> dict[str, Any]:
+    """A :class:`ModelChunk` back as REST response JSON (for recordings and fakes)."""
+    out: dict[str, Any] = {}
+    parts = []
+    for p in chunk.parts:
+        if isinstance(p, TextPart):
+            j: dict[str, Any] = {"text": p.text}
+            if p.thought:
+                j["thought"] = True
+        elif isinstance(p, ToolCallPart):
+            call: dict[str, Any] = {"name": p.name, "args": p.args}
+            if (wid := _wire_id(p.id)) is not None:
+                call["id"] = wid
+            j = {"functionCall": call}
+        else:  # pragma: no cover - models never answer with tool results
+            continue
+        if p.signature:
+            j["thoughtSignature"] = p.signature
+        parts.append(j)
+    if parts or chunk.finish_reason:
+        cand: dict[str, Any] = {}
+        if parts:
+            cand["content"] = {"role": "model", "parts": parts}
+        if chunk.finish_reason:
+            cand["finishReason"] = chunk.finish_reason
+        out["candidates"] = [cand]
+    if chunk.block_reason:
+        out["promptFeedback"] = {"blockReason": chunk.block_reason}
+    if chunk.usage is not None:
+        u = chunk.usage
+        out["usageMetadata"] = {
+            "promptTokenCount": u.prompt_tokens,
+            "candidatesTokenCount": u.output_tokens,
+            "thoughtsTokenCount": u.thoughts_tokens,
+            "cachedContentTokenCount": u.cached_tokens,
+            "totalTokenCount": u.prompt_tokens + u.output_tokens + u.thoughts_tokens,
+        }
+    if chunk.model_version:
+        out["modelVersion"] = chunk.model_version
+    return out
+
+
+def function_response_names(message: Message | None) -> list[str]:
+    """Names of the tool results in ``message``, in order (cassette expectations)."""
+    if message is None:
+        return []
+    return [p.name for p in message.parts if isinstance(p, ToolResultPart)]
