@@ -1,0 +1,111 @@
+"""One task's conversation: the ReAct loop, readable in one screen.
+
+    prompt → [budget check → model call → tool calls → results into history] … → final answer
+
+The loop ends when the model answers without tool calls (``run`` returns), or when a typed
+:class:`~agentci.errors.StopRun` is raised (budget, loop, block, provider failure, cancel).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from agentci.events import types as ev
+from agentci.loop.budget import BudgetTracker
+from agentci.loop.chat import Chat
+from agentci.loop.state import Denial, State
+from agentci.loop.turn import PriceFn, Turn
+from agentci.providers.base import Message, ModelRequest, TextPart, ToolResultPart, ToolSpec
+from agentci.recipe.schema import ModelConfig
+from agentci.tools.scheduler import Scheduler
+
+
+class Session:
+    """Runs prompts against the model until it is done, within the budget."""
+
+    def __init__(
+        self,
+        *,
+        chat: Chat,
+        scheduler: Scheduler,
+        tools: list[ToolSpec],
+        system: str,
+        model: ModelConfig,
+        budget: BudgetTracker,
+        price: PriceFn,
+        state: State | None = None,
+    ) -> None:
+        self.chat = chat
+        self.scheduler = scheduler
+        self.tools = tools
+        self.system = system
+        self.model = model
+        self.budget = budget
+        self.price = price
+        self.state = state or State()
+
+    def _request(self) -> ModelRequest:
+        return ModelRequest(
+            model=self.chat.model,
+            system=self.system,
+            messages=self.state.messages,
+            tools=self.tools,
+            temperature=self.model.temperature,
+            max_output_tokens=self.model.max_output_tokens,
+            thinking_budget=self.model.thinking_budget,
+        )
+
+    async def run(self, prompt: str) -> AsyncIterator[ev.Event]:
+        """Send ``prompt`` and loop until the model answers without calling a tool."""
+        state = self.state
+        state.messages.append(Message(role="user", parts=[TextPart(prompt)]))
+        while True:
+            self.budget.before_model_call(state)
+            state.turns += 1
+            yield ev.TurnStarted(turn=state.turns)
+            turn = Turn(self.chat, self._request(), state.turns)
+            async for event in turn.run():
+                yield event
+            cost = self.price(self.chat.model, turn.usage)
+            state.add_usage(turn.usage, cost)
+            yield self._usage_event(turn, cost)
+            calls = turn.tool_calls
+            yield ev.TurnFinished(
+                turn=state.turns, finish_reason=turn.finish_reason, tool_calls=len(calls)
+            )
+            if turn.parts:
+                state.messages.append(turn.message)
+            if not calls:
+                state.final_text = turn.message.text.strip()
+                return
+            allowed = self.budget.tool_calls_allowed(state, len(calls))
+            batch = self.scheduler.batch(calls[:allowed])
+            async for event in batch:
+                if isinstance(event, ev.ToolCallDecision) and event.decision == "deny":
+                    state.denials.append(Denial(event.name, event.rule, event.reason))
+                yield event
+            state.tool_calls += allowed
+            results: list[ToolResultPart] = list(batch.results)
+            results += [
+                ToolResultPart(c.id, c.name, "", error="not started: the tool-call budget is spent")
+                for c in calls[allowed:]
+            ]
+            state.messages.append(Message(role="user", parts=list(results)))
+            if allowed < len(calls):
+                from agentci.errors import BudgetExhausted
+
+                cap = self.budget.budget.max_tool_calls or 0
+                raise BudgetExhausted("max_tool_calls", state.tool_calls + 1, cap)
+            self.budget.check_wall()
+
+    def _usage_event(self, turn: Turn, cost: float | None) -> ev.Usage:
+        u = turn.usage
+        return ev.Usage(
+            model=self.chat.model,
+            prompt_tokens=u.prompt_tokens,
+            output_tokens=u.output_tokens,
+            thoughts_tokens=u.thoughts_tokens,
+            cached_tokens=u.cached_tokens,
+            cost_usd=cost,
+            totals=self.state.usage.model_copy(),
+        )

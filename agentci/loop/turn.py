@@ -1,0 +1,99 @@
+"""One model call: stream chunks into typed events and collect the model's message.
+
+A :class:`~agentci.events.types.Retry` from the chat layer discards everything gathered so
+far: the turn starts again, so no partial text or half-streamed call survives a retry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+
+from agentci.events import types as ev
+from agentci.loop.chat import Chat
+from agentci.providers.base import (
+    ChunkUsage,
+    Message,
+    ModelChunk,
+    ModelRequest,
+    Part,
+    TextPart,
+    ToolCallPart,
+)
+
+PriceFn = Callable[[str, ChunkUsage], float | None]
+
+
+class Turn:
+    """Runs one model call; afterwards ``message``, ``finish_reason`` and ``usage`` are set."""
+
+    def __init__(self, chat: Chat, request: ModelRequest, number: int) -> None:
+        self.chat = chat
+        self.request = request
+        self.number = number
+        self.parts: list[Part] = []
+        self.finish_reason: str | None = None
+        self.usage = ChunkUsage()
+        self.model_version: str | None = None
+        self._pending: list[ev.Event] = []
+
+    @property
+    def message(self) -> Message:
+        return Message(role="model", parts=self.parts)
+
+    @property
+    def tool_calls(self) -> list[ToolCallPart]:
+        return [p for p in self.parts if isinstance(p, ToolCallPart)]
+
+    def _reset(self) -> None:
+        self.parts = []
+        self.finish_reason = None
+        self.usage = ChunkUsage()
+        self._pending = []
+
+    async def run(self) -> AsyncIterator[ev.Event]:
+        """Stream the call. Text and tool-call events are released when the call has ended
+        cleanly, so a retried attempt never shows up as if it had happened."""
+        async for item in self.chat.stream(self.request):
+            if isinstance(item, ModelChunk):
+                self._take(item)
+            elif isinstance(item, ev.Retry):
+                self._reset()
+                yield item
+            else:
+                yield item
+        yield ev.ModelInfo(model=self.chat.model, model_version=self.model_version)
+        for event in self._pending:
+            yield event
+        self._pending = []
+
+    def _take(self, chunk: ModelChunk) -> None:
+        if chunk.usage is not None:
+            self.usage = chunk.usage
+        if chunk.finish_reason is not None:
+            self.finish_reason = chunk.finish_reason
+        if chunk.model_version:
+            self.model_version = chunk.model_version
+        for part in chunk.parts:
+            if isinstance(part, TextPart):
+                if part.text:
+                    kind = ev.Thought if part.thought else ev.Content
+                    self._pending.append(kind(text=part.text))
+                self._append_text(part)
+            elif isinstance(part, ToolCallPart):
+                self.parts.append(part)
+                self._pending.append(
+                    ev.ToolCallRequest(call_id=part.id, name=part.name, args=part.args)
+                )
+
+    def _append_text(self, part: TextPart) -> None:
+        """Merge streamed text into one part per run of text (signatures are kept)."""
+        last = self.parts[-1] if self.parts else None
+        if (
+            isinstance(last, TextPart)
+            and last.thought == part.thought
+            and last.signature is None
+        ):
+            last.text += part.text
+            last.signature = part.signature
+        else:
+            self.parts.append(TextPart(part.text, part.thought, part.signature))

@@ -1,0 +1,144 @@
+"""A model you write yourself: a list of replies or a function (pydantic-ai's FunctionModel).
+
+For tests and for users' recipe tests: no network, no key, exact control::
+
+    ScriptedProvider([
+        Reply(calls=[call("read_file", file_path="app.py")]),
+        Reply(text="Fixed it."),
+    ])
+
+A function ``(request, index) -> Reply`` may stand for the whole script or for one entry.
+Running out of replies is a :class:`~agentci.errors.ProviderFailed`, never an invented answer.
+``scripted:PATH`` in a recipe loads a YAML/JSON list of replies (see :meth:`from_file`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agentci.errors import InvalidInput, ProviderFailed
+from agentci.providers.base import (
+    ChunkUsage,
+    ModelChunk,
+    ModelRequest,
+    TextPart,
+    ToolCallPart,
+)
+
+_ids = itertools.count(1)
+
+
+def call(name: str, /, **args: Any) -> ToolCallPart:
+    """A tool call for a scripted reply: ``call("read_file", file_path="a.py")``."""
+    return ToolCallPart(id=f"call_{next(_ids)}", name=name, args=args)
+
+
+@dataclass
+class Reply:
+    """One scripted model answer. ``usage`` defaults to an estimate (4 characters a token)."""
+
+    text: str = ""
+    calls: list[ToolCallPart] = field(default_factory=list)
+    thought: str = ""
+    usage: ChunkUsage | None = None
+    finish_reason: str = "STOP"
+
+
+ReplyFn = Callable[[ModelRequest, int], Reply]
+
+
+def estimate_usage(request: ModelRequest, reply: Reply) -> ChunkUsage:
+    """A rough token count: characters / 4 of everything sent and received."""
+    sent = len(request.system) + sum(len(repr(m.parts)) for m in request.messages)
+    got = len(reply.text) + sum(len(repr(c.args)) + len(c.name) for c in reply.calls)
+    return ChunkUsage(
+        prompt_tokens=max(1, sent // 4),
+        output_tokens=max(1, got // 4),
+        thoughts_tokens=len(reply.thought) // 4,
+    )
+
+
+class ScriptedProvider:
+    """Answers each model call with the next scripted :class:`Reply`."""
+
+    def __init__(self, script: Sequence[Reply | ReplyFn] | ReplyFn, *, name: str = "scripted"):
+        self.name = name
+        self.script = script
+        self.requests: list[ModelRequest] = []
+
+    def _next(self, request: ModelRequest) -> Reply:
+        index = len(self.requests)
+        self.requests.append(request)
+        if callable(self.script):
+            return self.script(request, index)
+        if index >= len(self.script):
+            raise ProviderFailed(
+                f"the scripted model has no reply for call {index + 1} "
+                f"(the script has {len(self.script)})"
+            )
+        entry = self.script[index]
+        return entry(request, index) if callable(entry) else entry
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
+        reply = self._next(request)
+        parts: list[Any] = []
+        if reply.thought:
+            parts.append(TextPart(reply.thought, thought=True))
+        if reply.text:
+            parts.append(TextPart(reply.text))
+        parts.extend(
+            ToolCallPart(c.id, c.name, dict(c.args), c.signature) for c in reply.calls
+        )
+        yield ModelChunk(
+            parts=parts,
+            usage=reply.usage or estimate_usage(request, reply),
+            finish_reason=reply.finish_reason,
+            model_version=f"{self.name}-1",
+        )
+
+    @classmethod
+    def from_file(cls, path: Path) -> ScriptedProvider:
+        """Load a YAML or JSON list of replies::
+
+            - calls: [{name: read_file, args: {file_path: app.py}}]
+            - text: Done.
+        """
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            replies = _ScriptFile.model_validate({"replies": data}).replies
+        except (OSError, yaml.YAMLError, ValidationError) as err:
+            raise InvalidInput(f"{path}: not a valid reply script: {err}") from None
+        return cls([r.to_reply() for r in replies], name=f"scripted:{path.name}")
+
+
+class _ScriptCall(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class _ScriptReply(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    text: str = ""
+    thought: str = ""
+    calls: list[_ScriptCall] = Field(default_factory=list)
+    finish_reason: str = "STOP"
+
+    def to_reply(self) -> Reply:
+        return Reply(
+            text=self.text,
+            thought=self.thought,
+            calls=[call(c.name, **c.args) for c in self.calls],
+            finish_reason=self.finish_reason,
+        )
+
+
+class _ScriptFile(BaseModel):
+    replies: list[_ScriptReply]

@@ -1,0 +1,130 @@
+"""Read a recipe file: YAML → :class:`Recipe`, every error with its file, line and key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from agentci.errors import RecipeError
+from agentci.recipe.schema import Recipe
+
+
+class _LineLoader(yaml.SafeLoader):
+    """A safe loader that remembers the line of every mapping key and sequence item."""
+
+
+def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[str, Any]:
+    loader.flatten_mapping(node)
+    mapping: dict[str, Any] = {}
+    lines: dict[str, int] = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in mapping:
+            raise RecipeError(
+                "duplicate key", line=key_node.start_mark.line + 1, key=str(key)
+            )
+        mapping[key] = loader.construct_object(value_node, deep=True)
+        lines[str(key)] = key_node.start_mark.line + 1
+    return _Mapping(mapping, lines, node.start_mark.line + 1)
+
+
+def _construct_sequence(loader: _LineLoader, node: yaml.SequenceNode) -> list[Any]:
+    items = [loader.construct_object(child, deep=True) for child in node.value]
+    return _Sequence(items, [child.start_mark.line + 1 for child in node.value])
+
+
+class _Mapping(dict):
+    def __init__(self, data: dict[str, Any], lines: dict[str, int], line: int) -> None:
+        super().__init__(data)
+        self.lines = lines
+        self.line = line
+
+
+class _Sequence(list):
+    def __init__(self, items: list[Any], lines: list[int]) -> None:
+        super().__init__(items)
+        self.lines = lines
+
+
+_LineLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping
+)
+_LineLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence
+)
+
+
+def _line_of(data: Any, loc: tuple[int | str, ...]) -> int | None:
+    """The line of the deepest key of ``loc`` that exists in the YAML."""
+    line = getattr(data, "line", None)
+    node = data
+    for part in loc:
+        if isinstance(node, _Mapping) and isinstance(part, str) and part in node:
+            line = node.lines.get(part, line)
+            node = node[part]
+        elif isinstance(node, _Sequence) and isinstance(part, int) and part < len(node):
+            line = node.lines[part]
+            node = node[part]
+        else:
+            break
+    return line
+
+
+def parse_recipe(text: str, *, file: Path | str = "<recipe>") -> Recipe:
+    """Validate recipe YAML text; raise :class:`RecipeError` naming file, line and key."""
+    try:
+        data = yaml.load(text, Loader=_LineLoader)  # noqa: S506 - a SafeLoader subclass
+    except RecipeError as err:
+        raise RecipeError(err.message, file=file, line=err.line, key=err.key) from None
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        problem = getattr(err, "problem", None) or str(err)
+        raise RecipeError(
+            f"invalid YAML: {problem}", file=file, line=mark.line + 1 if mark else None
+        ) from None
+    if not isinstance(data, dict):
+        raise RecipeError("a recipe is a YAML mapping (key: value)", file=file, line=1)
+    try:
+        return Recipe.model_validate(data)
+    except ValidationError as err:
+        located = []
+        for error in err.errors():
+            loc = tuple(p for p in error["loc"] if not _is_union_tag(p))
+            located.append((_line_of(data, loc) or 0, loc, error))
+        line, loc, first = min(located, key=lambda item: item[0])
+        key = ".".join(str(p) for p in loc) or None
+        message = _message(first)
+        extra = len(err.errors()) - 1
+        if extra:
+            message += f" (and {extra} more error{'s' if extra > 1 else ''})"
+        raise RecipeError(message, file=file, line=line or None, key=key) from None
+
+
+def _is_union_tag(part: int | str) -> bool:
+    return isinstance(part, str) and (
+        part in {"str", "int", "float", "bool"} or part.startswith(("function-", "list["))
+    )
+
+
+def _message(error: dict[str, Any]) -> str:
+    if error["type"] == "extra_forbidden":
+        return "unknown key"
+    if error["type"] == "missing":
+        return "required key is missing"
+    msg = str(error["msg"])
+    return msg.removeprefix("Value error, ")
+
+
+def load_recipe(path: Path | str) -> Recipe:
+    """Read and validate the recipe at ``path``."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RecipeError("no such recipe file", file=p) from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise RecipeError(f"cannot read the recipe: {err}", file=p) from None
+    return parse_recipe(text, file=p)

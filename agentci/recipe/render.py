@@ -1,0 +1,88 @@
+"""Parameters and templates: ``-p key=value`` → typed values → jinja2 (sandboxed, strict).
+
+A template may only use the recipe's parameters (and the variables agentci provides, such
+as ``verify``); an unknown name is an error, never an empty string.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from jinja2 import StrictUndefined, TemplateError
+from jinja2.sandbox import SandboxedEnvironment
+
+from agentci.errors import InvalidInput
+from agentci.recipe.schema import Parameter, Recipe
+
+_ENV = SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False)
+
+_TRUE = {"true", "yes", "1", "on"}
+_FALSE = {"false", "no", "0", "off"}
+
+
+def parse_assignments(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:
+    """``["a=1", "b=x=y"]`` → ``{"a": "1", "b": "x=y"}``; a pair without ``=`` is an error."""
+    values: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise InvalidInput(f"-p {pair!r}: expected name=value")
+        values[name.strip()] = value
+    return values
+
+
+def _convert(name: str, spec: Parameter, raw: Any) -> Any:
+    if spec.type == "string":
+        return str(raw)
+    if spec.type == "number":
+        if isinstance(raw, bool):
+            raise InvalidInput(f"parameter {name!r}: expected a number, got {raw!r}")
+        if isinstance(raw, int | float):
+            return raw
+        try:
+            return int(raw)
+        except ValueError:
+            try:
+                return float(raw)
+            except ValueError:
+                raise InvalidInput(f"parameter {name!r}: expected a number, got {raw!r}") from None
+    if spec.type == "boolean":
+        if isinstance(raw, bool):
+            return raw
+        text = str(raw).strip().lower()
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+        raise InvalidInput(f"parameter {name!r}: expected true or false, got {raw!r}")
+    value = str(raw)
+    if value not in (spec.choices or []):
+        allowed = ", ".join(spec.choices or [])
+        raise InvalidInput(f"parameter {name!r}: {value!r} is not one of: {allowed}")
+    return value
+
+
+def resolve_parameters(recipe: Recipe, given: Mapping[str, str]) -> dict[str, Any]:
+    """Typed parameter values: command-line values over defaults; unknown or missing → error."""
+    unknown = sorted(set(given) - set(recipe.parameters))
+    if unknown:
+        known = ", ".join(sorted(recipe.parameters)) or "none"
+        raise InvalidInput(f"unknown parameter {unknown[0]!r} (this recipe takes: {known})")
+    values: dict[str, Any] = {}
+    for name, spec in recipe.parameters.items():
+        if name in given:
+            values[name] = _convert(name, spec, given[name])
+        elif spec.default is not None:
+            values[name] = _convert(name, spec, spec.default)
+        else:
+            raise InvalidInput(f"parameter {name!r} has no default: pass -p {name}=VALUE")
+    return values
+
+
+def render(template: str, values: Mapping[str, Any], *, where: str) -> str:
+    """Render ``template`` with ``values``; an undefined name or a syntax error is InvalidInput."""
+    try:
+        return _ENV.from_string(template).render(**values)
+    except TemplateError as err:
+        raise InvalidInput(f"{where}: template error: {err}") from None
