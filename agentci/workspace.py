@@ -1,0 +1,196 @@
+"""Where the agent works: in place, in a copy, or in a temporary git worktree.
+
+``workspace.isolation`` in the recipe:
+
+* ``none`` — the agent works in ``workspace.path`` itself. The folder does not need to be a git
+  repository: the patch baseline (:mod:`agentci.outputs.patch`) lives in a private temporary git
+  dir and never ``git init``-s or otherwise touches the user's folder or repository.
+* ``copy`` — the folder is copied to a fresh temp dir (everything, including ignored files such as
+  virtualenvs, except ``.git`` and the top-level ``.agentci/``). The copy is made a git repository
+  of its own with one commit of everything, so the agent can run ``git diff`` / ``git status``.
+  The original stays untouched, uncommitted changes included.
+* ``worktree`` — ``git worktree add --detach`` of ``HEAD`` of the repository containing the path,
+  in a temp dir. Uncommitted changes of the original are *not* in it (it is HEAD). When the path
+  is a subfolder of the repository, the agent works in the same subfolder of the worktree.
+  :meth:`PreparedWorkspace.cleanup` removes the worktree again.
+
+Every problem the user can fix (missing path, not a git repository, no commit yet, no git) is an
+:class:`~agentci.errors.InvalidInput` naming the path.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import git
+
+from agentci.errors import InvalidInput
+from agentci.recipe.schema import Workspace
+
+Isolation = Literal["none", "copy", "worktree"]
+
+_IDENTITY = (
+    "-c", "user.name=agentci", "-c", "user.email=agentci@localhost",
+    "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null", "-c", "core.autocrlf=false",
+)  # fmt: skip
+
+
+@dataclass
+class PreparedWorkspace:
+    """A workspace ready for the agent. Call :meth:`cleanup` (or use ``with``) when done."""
+
+    path: Path  # resolved real path where the agent works
+    original: Path  # resolved path the recipe named
+    isolation: Isolation
+    _cleanup: Callable[[], None] | None = field(default=None, repr=False)
+
+    def cleanup(self) -> None:
+        """Remove the copy or worktree (nothing for ``none``). Safe to call twice."""
+        fn, self._cleanup = self._cleanup, None
+        if fn is not None:
+            fn()
+
+    def __enter__(self) -> PreparedWorkspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cleanup()
+
+
+def _clean_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+
+
+def _run_git(args: list[str], cwd: Path) -> None:
+    try:
+        proc = subprocess.run(
+            ["git", *_IDENTITY, *args],
+            cwd=cwd,
+            env=_clean_env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except FileNotFoundError as exc:
+        raise InvalidInput("git is not installed or not on PATH; agentci needs it") from exc
+    if proc.returncode != 0:
+        raise InvalidInput(f"git {args[0]} in {cwd} failed: {proc.stderr.strip()}")
+
+
+def ensure_git(path: Path) -> Path | None:
+    """Check that git can be used for ``path``; return its repository's top-level, or None.
+
+    Never modifies anything. A folder that is not a git repository is fine for every isolation
+    except ``worktree``: the patch baseline is kept in a private temp git dir, so the user's folder
+    is not ``git init``-ed. Raises :class:`InvalidInput` when git itself is not installed.
+    """
+    if shutil.which("git") is None:
+        raise InvalidInput("git is not installed or not on PATH; agentci needs it for the patch")
+    try:
+        repo = git.Repo(path, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return None
+    if repo.bare or repo.working_tree_dir is None:
+        return None
+    return Path(repo.working_tree_dir).resolve()
+
+
+def prepare_workspace(ws: Workspace, *, base_dir: Path) -> PreparedWorkspace:
+    """Make the workspace the recipe asks for; ``ws.path`` is relative to ``base_dir``."""
+    src = Path(base_dir) / ws.path
+    if not src.exists():
+        raise InvalidInput(f"workspace.path {ws.path!r}: {src} does not exist")
+    if not src.is_dir():
+        raise InvalidInput(f"workspace.path {ws.path!r}: {src} is not a folder")
+    src = src.resolve()
+    if ws.isolation == "none":
+        ensure_git(src)
+        return PreparedWorkspace(path=src, original=src, isolation="none")
+    if ws.isolation == "copy":
+        return _copy(src)
+    if ws.isolation == "worktree":
+        return _worktree(src, ws.path)
+    raise InvalidInput(f"workspace.isolation: unknown value {ws.isolation!r}")
+
+
+def _copy(src: Path) -> PreparedWorkspace:
+    ensure_git(src)
+    tmp = Path(tempfile.mkdtemp(prefix="agentci-copy-"))
+    dest = tmp / (src.name or "workspace")
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        skip = {n for n in names if n == ".git"}
+        if Path(folder) == src and ".agentci" in names:
+            skip.add(".agentci")
+        return skip
+
+    try:
+        shutil.copytree(src, dest, symlinks=True, ignore=ignore)
+        _run_git(["init", "-q"], dest)
+        _run_git(["add", "-A"], dest)
+        _run_git(["commit", "-q", "--no-verify", "--allow-empty", "-m", "agentci: baseline"], dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return PreparedWorkspace(
+        path=dest.resolve(),
+        original=src,
+        isolation="copy",
+        _cleanup=lambda: shutil.rmtree(tmp, ignore_errors=True),
+    )
+
+
+def _worktree(src: Path, named: str) -> PreparedWorkspace:
+    top = ensure_git(src)
+    if top is None:
+        raise InvalidInput(
+            f"workspace.isolation: worktree needs a git repository, but {src} is not in one "
+            "(use isolation: copy for plain folders)"
+        )
+    repo = git.Repo(top)
+    try:
+        repo.head.commit  # noqa: B018 - raises on an unborn HEAD
+    except ValueError as exc:
+        raise InvalidInput(
+            f"workspace.isolation: worktree needs a commit, but {top} has none yet"
+        ) from exc
+    tmp = Path(tempfile.mkdtemp(prefix="agentci-worktree-"))
+    wt = tmp / (top.name or "worktree")
+    try:
+        _run_git(["worktree", "add", "-q", "--detach", str(wt), "HEAD"], top)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    rel = src.relative_to(top)
+    path = (wt / rel).resolve()
+    if not path.is_dir():  # the subfolder exists only uncommitted in the original
+        path.mkdir(parents=True, exist_ok=True)
+
+    def cleanup() -> None:
+        subprocess.run(
+            ["git", "worktree", "remove", "--force", str(wt)],
+            cwd=top,
+            env=_clean_env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            check=False,
+        )
+        shutil.rmtree(tmp, ignore_errors=True)
+        subprocess.run(
+            ["git", "worktree", "prune"],
+            cwd=top,
+            env=_clean_env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            check=False,
+        )
+
+    return PreparedWorkspace(path=path, original=src, isolation="worktree", _cleanup=cleanup)

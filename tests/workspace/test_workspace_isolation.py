@@ -1,0 +1,125 @@
+"""prepare_workspace on real temp folders and git repos."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agentci.errors import InvalidInput
+from agentci.outputs.patch import capture_baseline, changed_files
+from agentci.recipe.schema import Workspace
+from agentci.workspace import ensure_git, prepare_workspace
+
+ENV = {
+    **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.com",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.com",
+}
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=ENV, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def make_repo(root: Path) -> Path:
+    root.mkdir(parents=True)
+    git(root, "init", "-q", "-b", "main")
+    (root / "src").mkdir()
+    (root / "src" / "m.py").write_text("x = 1\n")
+    (root / "README").write_text("hi\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "init")
+    return root
+
+
+def test_none_works_in_place(tmp_path: Path) -> None:
+    (tmp_path / "proj").mkdir()
+    pw = prepare_workspace(Workspace(path="proj"), base_dir=tmp_path)
+    assert pw.path == (tmp_path / "proj").resolve() == pw.original
+    assert pw.isolation == "none"
+    pw.cleanup()
+    assert pw.path.exists()
+    assert not (pw.path / ".git").exists()  # never git-inits the user's folder
+
+
+def test_missing_path_is_invalid_input(tmp_path: Path) -> None:
+    for iso in ("none", "copy", "worktree"):
+        with pytest.raises(InvalidInput, match="does-not-exist"):
+            prepare_workspace(Workspace(path="does-not-exist", isolation=iso), base_dir=tmp_path)
+
+
+def test_copy_of_git_repo(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    (repo / "src" / "m.py").write_text("x = 'uncommitted'\n")
+    (repo / ".agentci" / "out").mkdir(parents=True)
+    (repo / ".agentci" / "out" / "old.json").write_text("{}")
+    head = git(repo, "rev-parse", "HEAD")
+    with prepare_workspace(Workspace(path="repo", isolation="copy"), base_dir=tmp_path) as pw:
+        assert pw.path != repo.resolve() and pw.original == repo.resolve()
+        assert (pw.path / "src" / "m.py").read_text() == "x = 'uncommitted'\n"
+        assert not (pw.path / ".agentci").exists()
+        assert git(pw.path, "status", "--porcelain") == ""  # fresh repo, all committed
+        assert git(pw.path, "rev-parse", "HEAD") != head  # not the user's history
+        (pw.path / "README").write_text("changed in the copy\n")
+        copy_path = pw.path
+    assert not copy_path.exists()
+    assert (repo / "README").read_text() == "hi\n"
+
+
+def test_copy_of_plain_folder_becomes_repo(tmp_path: Path) -> None:
+    src = tmp_path / "plain"
+    src.mkdir()
+    (src / "f.txt").write_text("f\n")
+    pw = prepare_workspace(Workspace(path="plain", isolation="copy"), base_dir=tmp_path)
+    try:
+        assert (pw.path / ".git").is_dir()
+        assert git(pw.path, "ls-files").split() == ["f.txt"]
+        assert not (src / ".git").exists()
+        base = capture_baseline(pw.path)
+        (pw.path / "f.txt").write_text("g\n")
+        assert changed_files(base) == ["f.txt"]
+    finally:
+        pw.cleanup()
+        pw.cleanup()  # idempotent
+
+
+def test_worktree_of_head(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    (repo / "README").write_text("dirty\n")
+    ws = Workspace(path="repo/src", isolation="worktree")
+    pw = prepare_workspace(ws, base_dir=tmp_path)
+    wt_root = pw.path.parent
+    try:
+        assert pw.path.name == "src" and (pw.path / "m.py").read_text() == "x = 1\n"
+        assert (wt_root / "README").read_text() == "hi\n"  # HEAD, not the dirty file
+        assert str(wt_root) in git(repo, "worktree", "list")
+    finally:
+        pw.cleanup()
+    assert not wt_root.exists()
+    assert str(wt_root) not in git(repo, "worktree", "list")
+    assert (repo / "README").read_text() == "dirty\n"
+
+
+def test_worktree_needs_git_repo_and_commit(tmp_path: Path) -> None:
+    (tmp_path / "plain").mkdir()
+    with pytest.raises(InvalidInput, match="not in one"):
+        prepare_workspace(Workspace(path="plain", isolation="worktree"), base_dir=tmp_path)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    git(empty, "init", "-q")
+    with pytest.raises(InvalidInput, match="has none yet"):
+        prepare_workspace(Workspace(path="empty", isolation="worktree"), base_dir=tmp_path)
+
+
+def test_ensure_git(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    assert ensure_git(repo / "src") == repo.resolve()
+    (tmp_path / "plain").mkdir()
+    assert ensure_git(tmp_path / "plain") is None
