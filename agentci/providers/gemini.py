@@ -1,0 +1,179 @@
+"""Gemini through the google-genai SDK: async streaming with function declarations.
+
+* Key: ``GEMINI_API_KEY``, else ``GOOGLE_API_KEY``; Vertex AI when the SDK's own
+  ``GOOGLE_GENAI_USE_VERTEXAI`` is set (with ``GOOGLE_CLOUD_PROJECT``/``GOOGLE_CLOUD_LOCATION``).
+  A missing key is :class:`~agentci.errors.InvalidInput` naming the variables.
+* Endpoint: ``model.base_url`` in the recipe, else ``GOOGLE_GEMINI_BASE_URL``, else Google's.
+  API version ``v1beta`` (function calling, thinking and system instructions all live there,
+  as in Gemini CLI) unless ``GOOGLE_GENAI_API_VERSION`` says otherwise.
+* Automatic function calling is off and the SDK does not retry: retries, fallback and
+  timeouts belong to :mod:`agentci.loop.chat`. SDK and HTTP errors are mapped to
+  :mod:`agentci.providers.faults`.
+* History: each message becomes an SDK ``Content`` once (:class:`ContentCache`), and the
+  config is rebuilt only when system prompt, tools or settings change.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from agentci.errors import InvalidInput, ProviderFailed
+from agentci.providers.base import ModelChunk, ModelRequest, TransientProviderError
+from agentci.providers.faults import classify_http_error
+from agentci.providers.gemini_wire import ContentCache, StreamDecoder, tools_to_sdk
+
+if TYPE_CHECKING:
+    from google import genai
+    from google.genai import types
+
+    from agentci.recipe.schema import ModelConfig
+
+KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+DEFAULT_API_VERSION = "v1beta"
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "true", "yes")
+
+
+class GeminiProvider:
+    """Streams Gemini answers; one instance per task (it caches converted history)."""
+
+    name = "gemini"
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None,
+        base_url: str | None = None,
+        vertexai: bool = False,
+        timeout_seconds: float | None = None,
+        api_version: str | None = None,
+    ) -> None:
+        self._api_key = api_key
+        self.base_url = base_url
+        self.vertexai = vertexai
+        self.timeout_seconds = timeout_seconds
+        self.api_version = api_version
+        self._client: genai.Client | None = None
+        self._contents = ContentCache()
+        self._config_key: tuple[Any, ...] | None = None
+        self._config: types.GenerateContentConfig | None = None
+
+    def __repr__(self) -> str:  # never show the key
+        return f"GeminiProvider(base_url={self.base_url!r}, vertexai={self.vertexai})"
+
+    @classmethod
+    def from_config(
+        cls, model: ModelConfig, environ: Mapping[str, str] | None = None
+    ) -> GeminiProvider:
+        """Build from the recipe's model section and the environment; checks the key first."""
+        env = os.environ if environ is None else environ
+        vertex = _truthy(env.get("GOOGLE_GENAI_USE_VERTEXAI"))
+        key = next((env[v] for v in KEY_VARS if env.get(v)), None)
+        if key is None and not vertex:
+            raise InvalidInput(
+                f"model {model.name!r} needs an API key: set GEMINI_API_KEY (or GOOGLE_API_KEY), "
+                "or GOOGLE_GENAI_USE_VERTEXAI=true for Vertex AI"
+            )
+        retry = model.retry
+        return cls(
+            api_key=key,
+            base_url=model.base_url or env.get("GOOGLE_GEMINI_BASE_URL") or None,
+            vertexai=vertex,
+            timeout_seconds=max(retry.request_timeout_seconds, retry.stream_idle_timeout_seconds),
+            api_version=env.get("GOOGLE_GENAI_API_VERSION") or None,
+        )
+
+    # ---------------------------------------------------------------- SDK objects
+
+    def _get_client(self) -> genai.Client:
+        if self._client is None:
+            from google import genai
+            from google.genai import types
+
+            opts: dict[str, Any] = {}
+            if self.base_url:
+                opts["base_url"] = self.base_url
+            if not self.vertexai:
+                opts["api_version"] = self.api_version or DEFAULT_API_VERSION
+            if self.timeout_seconds:
+                opts["timeout"] = int(self.timeout_seconds * 1000)
+            http = types.HttpOptions(**opts)
+            if self.vertexai:
+                self._client = genai.Client(vertexai=True, http_options=http)
+            else:
+                self._client = genai.Client(api_key=self._api_key, http_options=http)
+        return self._client
+
+    def build_config(self, request: ModelRequest) -> types.GenerateContentConfig:
+        """The call's config; cached while system prompt, tools and settings stay the same."""
+        key = (
+            request.system,
+            tuple((t.name, t.description) for t in request.tools),
+            request.temperature,
+            request.max_output_tokens,
+            request.thinking_budget,
+        )
+        if key != self._config_key or self._config is None:
+            from google.genai import types
+
+            thinking = None
+            if request.thinking_budget is not None:
+                thinking = types.ThinkingConfig(
+                    thinking_budget=request.thinking_budget,
+                    include_thoughts=request.thinking_budget != 0,
+                )
+            self._config = types.GenerateContentConfig(
+                system_instruction=request.system or None,
+                temperature=request.temperature,
+                max_output_tokens=request.max_output_tokens,
+                thinking_config=thinking,
+                tools=tools_to_sdk(request.tools) or None,
+                automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+            )
+            self._config_key = key
+        return self._config
+
+    def build_contents(self, request: ModelRequest) -> list[types.Content]:
+        """The history as SDK objects, converting only messages not seen before."""
+        return self._contents.contents(request.messages)
+
+    # ---------------------------------------------------------------- streaming
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
+        """Stream one call. Raises TransientProviderError / QuotaExhausted / ProviderFailed."""
+        client = self._get_client()
+        config = self.build_config(request)
+        contents = self.build_contents(request)
+        decoder = StreamDecoder()
+        try:
+            stream = await client.aio.models.generate_content_stream(
+                model=request.model, contents=contents, config=config
+            )
+            async for response in stream:
+                yield decoder.decode(response)
+        except Exception as e:  # noqa: BLE001 - mapped to typed errors right here
+            raise _map_error(e) from e
+
+
+def _map_error(e: Exception) -> Exception:
+    """SDK / transport exception → agentci's typed provider errors."""
+    from google.genai import errors
+
+    if isinstance(e, (ProviderFailed, TransientProviderError)):
+        return e
+    if isinstance(e, errors.APIError):
+        headers = dict(e.response.headers) if getattr(e, "response", None) is not None else {}
+        return classify_http_error(int(e.code or 0), str(e.message or e.status), e.details, headers)
+    if isinstance(e, errors.UnknownApiResponseError):
+        return TransientProviderError(f"malformed response chunk: {str(e)[:200]}")
+    name = type(e).__name__
+    module = type(e).__module__ or ""
+    if module.startswith(("httpx", "httpcore", "aiohttp")) or isinstance(
+        e, (ConnectionError, TimeoutError, OSError)
+    ):
+        return TransientProviderError(f"connection error: {name}: {e}")
+    return e
