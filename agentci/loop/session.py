@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+from agentci.errors import BudgetExhausted
 from agentci.events import types as ev
 from agentci.loop.budget import BudgetTracker
 from agentci.loop.chat import Chat
@@ -92,8 +93,6 @@ class Session:
             ]
             state.messages.append(Message(role="user", parts=list(results)))
             if allowed < len(calls):
-                from agentci.errors import BudgetExhausted
-
                 cap = self.budget.budget.max_tool_calls or 0
                 raise BudgetExhausted("max_tool_calls", state.tool_calls + 1, cap)
             self.budget.check_wall()

@@ -88,11 +88,7 @@ class Turn:
     def _append_text(self, part: TextPart) -> None:
         """Merge streamed text into one part per run of text (signatures are kept)."""
         last = self.parts[-1] if self.parts else None
-        if (
-            isinstance(last, TextPart)
-            and last.thought == part.thought
-            and last.signature is None
-        ):
+        if isinstance(last, TextPart) and last.thought == part.thought and last.signature is None:
             last.text += part.text
             last.signature = part.signature
         else:

@@ -1,0 +1,32 @@
+"""The ``agentci`` command. Each sub-command lives in its own module and imports what it
+needs when it runs, so ``agentci --version`` stays fast (no google-genai import)."""
+
+from __future__ import annotations
+
+import click
+
+from agentci import __version__
+from agentci.cli.run import run_command
+from agentci.cli.schema import schema_command
+from agentci.cli.validate import validate_command
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", "-V", prog_name="agentci")
+def cli() -> None:
+    """Run an LLM coding agent headlessly in pipelines, from a YAML recipe.
+
+    Exit codes: 0 success, 1 no changes or verify failed, 2 invalid input, 3 budget
+    exhausted, 4 loop detected, 5 blocked, 6 provider error, 70 internal error,
+    130/143 cancelled (SIGINT/SIGTERM).
+    """
+
+
+cli.add_command(run_command)
+cli.add_command(validate_command)
+cli.add_command(schema_command)
+
+
+def main() -> None:
+    """Entry point of the ``agentci`` console script."""
+    cli(prog_name="agentci")

@@ -1,0 +1,91 @@
+"""``agentci run``: run a recipe headlessly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from agentci.cli.options import parameter_options
+
+
+@click.command(name="run")
+@click.argument("recipe", type=click.Path(path_type=Path, dir_okay=False))
+@parameter_options
+@click.option(
+    "-o",
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Output folder (default: the recipe's outputs.dir, .agentci/out).",
+)
+@click.option(
+    "-w",
+    "--workspace",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Work on this folder instead of the recipe's workspace.path.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "jsonl"]),
+    default="text",
+    show_default=True,
+    help="jsonl: also stream the events to stdout.",
+)
+@click.option(
+    "--record",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write a cassette of the model's answers, for replay:FILE.",
+)
+@click.option("--max-turns", type=click.IntRange(min=1), help="Override budget.max_turns.")
+@click.option(
+    "--max-cost", type=click.FloatRange(min=0, min_open=True), help="Override budget.max_cost_usd."
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Override budget.max_wall_seconds.",
+)
+@click.option("-v", "--verbose", is_flag=True, help="Show turns, thoughts and allowed calls.")
+@click.option("-q", "--quiet", is_flag=True, help="No console view (outputs are still written).")
+def run_command(
+    recipe: Path,
+    params: tuple[str, ...],
+    out_dir: Path | None,
+    workspace: Path | None,
+    output_format: str,
+    record: Path | None,
+    max_turns: int | None,
+    max_cost: float | None,
+    timeout: float | None,
+    verbose: bool,
+    quiet: bool,
+) -> None:
+    """Run RECIPE: the agent loop, verify, and the outputs (events.jsonl, patch.diff,
+    junit.xml, result.json, summary.md). The exit code tells how it ended."""
+    from agentci.loop.launch import LaunchOptions, launch
+
+    overrides = {
+        key: value
+        for key, value in (
+            ("max_turns", max_turns),
+            ("max_cost_usd", max_cost),
+            ("max_wall_seconds", timeout),
+        )
+        if value is not None
+    }
+    code = launch(
+        LaunchOptions(
+            recipe=recipe,
+            params=list(params),
+            out_dir=out_dir,
+            workspace=workspace,
+            output_format=output_format,  # type: ignore[arg-type]
+            record=record,
+            budget_overrides=overrides,
+            verbose=verbose,
+            quiet=quiet,
+        )
+    )
+    raise SystemExit(code)

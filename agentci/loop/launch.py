@@ -1,0 +1,142 @@
+"""From command-line choices to a finished run: load, plan, run, exit code.
+
+Bad input (recipe, parameters, flags, keys) ends here with status ``invalid_input``, one
+clear line on stderr and the outputs still written. Signals cancel the run cleanly; a
+second signal exits at once (the event log stays valid line by line).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from agentci.errors import InvalidInput
+from agentci.events.sinks import Emitter, JsonlSink, Sink, StreamJsonlSink, open_console_sink
+from agentci.loop.runner import Runner, finish_run, new_run_id
+from agentci.loop.task import RunSettings
+from agentci.outcome import Status, exit_code_for
+from agentci.outputs.report import RunReport, TaskReport
+
+
+@dataclass
+class LaunchOptions:
+    """What ``agentci run`` was asked to do."""
+
+    recipe: Path
+    params: list[str] = field(default_factory=list)
+    out_dir: Path | None = None
+    workspace: Path | None = None
+    output_format: Literal["text", "jsonl"] = "text"
+    record: Path | None = None
+    budget_overrides: dict[str, Any] = field(default_factory=dict)
+    verbose: bool = False
+    quiet: bool = False
+
+
+def _sinks(opts: LaunchOptions, out_dir: Path, redactor: Any) -> list[Sink]:
+    from agentci.events.console import GitHubAnnotationsSink
+    from agentci.outputs.redact import neutralise_workflow_commands
+
+    def sanitize(text: str) -> str:
+        return neutralise_workflow_commands(redactor.redact(text))
+
+    sinks: list[Sink] = [JsonlSink(out_dir / "events.jsonl", redact=redactor.redact_obj)]
+    if not opts.quiet:
+        sinks.append(open_console_sink(sys.stderr, sanitize=sanitize, verbose=opts.verbose))
+    if opts.output_format == "jsonl":
+        sinks.append(StreamJsonlSink(sys.stdout, redact=redactor.redact_obj))
+    elif os.environ.get("GITHUB_ACTIONS") == "true":
+        sinks.append(GitHubAnnotationsSink(sys.stdout, sanitize=sanitize))
+    return sinks
+
+
+def launch(opts: LaunchOptions) -> int:
+    """Run the recipe; return the process exit code."""
+    from agentci.outputs.outdir import prepare_out_dir
+    from agentci.outputs.redact import Redactor
+
+    recipe = None
+    try:
+        from agentci.loop.plan import plan_tasks
+        from agentci.recipe.load import load_recipe
+        from agentci.recipe.render import parse_assignments, resolve_parameters
+
+        recipe = load_recipe(opts.recipe)
+        if opts.budget_overrides:
+            recipe = recipe.model_copy(
+                update={"budget": recipe.budget.model_copy(update=opts.budget_overrides)}
+            )
+        values = resolve_parameters(recipe, parse_assignments(opts.params))
+        out_dir = prepare_out_dir(opts.out_dir or Path(recipe.outputs.dir))
+        plans = plan_tasks(recipe, values, out_dir)
+    except InvalidInput as err:
+        out_dir = opts.out_dir or Path(recipe.outputs.dir if recipe else ".agentci/out")
+        return invalid_input_exit(opts, out_dir, str(err), Redactor.from_environ())
+
+    redactor = Redactor.from_environ()
+    emitter = Emitter(new_run_id(), _sinks(opts, out_dir, redactor))
+    settings = RunSettings(
+        recipe=recipe,
+        recipe_path=opts.recipe.resolve(),
+        base_dir=Path.cwd(),
+        workspace_override=opts.workspace,
+        record=opts.record,
+    )
+    runner = Runner(settings, plans, out_dir=out_dir, emitter=emitter, redactor=redactor)
+    try:
+        report = asyncio.run(_run_with_signals(runner))
+    finally:
+        emitter.close()
+    return report.exit_code
+
+
+async def _run_with_signals(runner: Runner) -> RunReport:
+    loop = asyncio.get_running_loop()
+
+    def on_signal(name: str) -> None:
+        if runner.signal_name is not None:  # the second signal: leave now
+            os._exit(exit_code_for(Status.cancelled, signal_name=name))
+        runner.cancel(name)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, on_signal, sig.name)
+    try:
+        return await runner.run()
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+
+
+def invalid_input_exit(opts: LaunchOptions, out_dir: Path, message: str, redactor: Any) -> int:
+    """Say what is wrong in one line, write the outputs of a run that never started, exit 2."""
+    from agentci.outputs.outdir import prepare_out_dir
+
+    print(f"agentci: error: {redactor.redact(message)}", file=sys.stderr)
+    try:
+        out_dir = prepare_out_dir(out_dir)
+    except OSError:
+        return 2
+    emitter = Emitter(
+        new_run_id(), [JsonlSink(out_dir / "events.jsonl", redact=redactor.redact_obj)]
+    )
+    name = opts.recipe.stem
+    report = RunReport(
+        run_id=emitter.run_id,
+        recipe=str(opts.recipe),
+        recipe_name=name,
+        status=Status.invalid_input,
+        exit_code=2,
+        reason=message,
+        tasks=[TaskReport(name=name, status=Status.invalid_input, exit_code=2, reason=message)],
+    )
+    from agentci.events.types import Error
+
+    emitter.emit(Error(kind="invalid_input", message=message))
+    finish_run(report, {name: ""}, out_dir=out_dir, emitter=emitter, redactor=redactor)
+    emitter.close()
+    return 2

@@ -1,0 +1,88 @@
+"""A task's settings, resolved: the recipe's defaults with the task's own values on top."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentci.recipe.render import render
+from agentci.recipe.schema import Budget, Guards, ModelConfig, Recipe, Verify
+
+
+@dataclass
+class TaskPlan:
+    """Everything one task needs, with templates rendered (except the prompt, which may use
+    ``verify`` results known only once the baseline has run)."""
+
+    name: str
+    prompt_template: str
+    instructions: str
+    model: ModelConfig
+    verify: Verify | None
+    budget: Budget
+    guards: Guards
+    allow_no_changes: bool
+    out_dir: Path
+    values: dict[str, Any]
+
+    def render_prompt(self, extra: dict[str, Any] | None = None) -> str:
+        """The task's prompt with the parameters (and ``extra`` variables) filled in."""
+        return render(
+            self.prompt_template, {**self.values, **(extra or {})}, where=f"{self.name}: prompt"
+        )
+
+
+def plan_tasks(recipe: Recipe, values: dict[str, Any], out_dir: Path) -> list[TaskPlan]:
+    """One plan per task (a recipe without ``tasks`` is one task named after the recipe)."""
+    instructions = render(recipe.instructions, values, where="instructions")
+    if not recipe.tasks:
+        assert recipe.prompt is not None  # the schema guarantees a prompt or tasks
+        return [
+            TaskPlan(
+                name=recipe.name,
+                prompt_template=recipe.prompt,
+                instructions=instructions,
+                model=recipe.model,
+                verify=_render_verify(recipe.verify, values, recipe.name),
+                budget=recipe.budget,
+                guards=recipe.guards,
+                allow_no_changes=recipe.allow_no_changes,
+                out_dir=out_dir,
+                values=values,
+            )
+        ]
+    plans = []
+    for task in recipe.tasks:
+        extra = (
+            render(task.instructions, values, where=f"{task.name}: instructions")
+            if task.instructions
+            else ""
+        )
+        plans.append(
+            TaskPlan(
+                name=task.name,
+                prompt_template=task.prompt,
+                instructions="\n\n".join(x for x in (instructions, extra) if x),
+                model=task.model or recipe.model,
+                verify=_render_verify(task.verify or recipe.verify, values, task.name),
+                budget=task.budget or recipe.budget,
+                guards=task.guards or recipe.guards,
+                allow_no_changes=(
+                    recipe.allow_no_changes
+                    if task.allow_no_changes is None
+                    else task.allow_no_changes
+                ),
+                out_dir=out_dir / "tasks" / task.name,
+                values=values,
+            )
+        )
+    return plans
+
+
+def _render_verify(verify: Verify | None, values: dict[str, Any], task: str) -> Verify | None:
+    if verify is None:
+        return None
+    command = render(verify.command, values, where=f"{task}: verify.command")
+    junit = render(verify.junit, values, where=f"{task}: verify.junit") if verify.junit else None
+    return verify.model_copy(update={"command": command, "junit": junit})

@@ -1,0 +1,141 @@
+"""A run: one recipe's tasks in order, the outputs, and the one exit code.
+
+Whatever ends the run — success, a failed task, a budget, a signal, a bug — the runner
+writes patch, JUnit, result.json and summary, and the last event is ``run_finished``.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+import uuid
+from pathlib import Path
+
+from agentci import __version__
+from agentci.events import types as ev
+from agentci.events.sinks import Emitter
+from agentci.loop.plan import TaskPlan
+from agentci.loop.task import RunSettings, TaskRun
+from agentci.outcome import Status, exit_code_for, worst
+from agentci.outputs.report import RunReport, TaskReport
+from agentci.outputs.writer import write_outputs
+
+
+def new_run_id() -> str:
+    """A short unique id for a run."""
+    return uuid.uuid4().hex[:12]
+
+
+def sum_usage(reports: list[TaskReport]) -> ev.UsageTotals:
+    """Usage totals over several tasks."""
+    total = ev.UsageTotals()
+    for r in reports:
+        u = r.usage
+        total.prompt_tokens += u.prompt_tokens
+        total.output_tokens += u.output_tokens
+        total.thoughts_tokens += u.thoughts_tokens
+        total.cached_tokens += u.cached_tokens
+        total.total_tokens += u.total_tokens
+        total.model_calls += u.model_calls
+        if u.cost_usd is not None:
+            total.cost_usd = round((total.cost_usd or 0.0) + u.cost_usd, 8)
+    return total
+
+
+class Runner:
+    """Runs the planned tasks of one recipe and writes the outputs."""
+
+    def __init__(
+        self,
+        settings: RunSettings,
+        plans: list[TaskPlan],
+        *,
+        out_dir: Path,
+        emitter: Emitter,
+        redactor: object,
+    ) -> None:
+        self.settings = settings
+        self.plans = plans
+        self.out_dir = out_dir
+        self.emitter = emitter
+        self.redactor = redactor
+        self.signal_name: str | None = None
+        self.current: TaskRun | None = None
+
+    def cancel(self, signal_name: str) -> None:
+        """Stop the running task; the tasks not started yet are not run."""
+        self.signal_name = self.signal_name or signal_name
+        if self.current is not None:
+            self.current.cancel(signal_name)
+
+    async def run(self) -> RunReport:
+        """Run every task, write the outputs, emit ``run_finished``; return the report."""
+        started = time.monotonic()
+        recipe = self.settings.recipe
+        self.emitter.emit(
+            ev.RunStarted(
+                recipe=str(self.settings.recipe_path),
+                recipe_name=recipe.name,
+                tasks=[p.name for p in self.plans],
+                agentci_version=__version__,
+            )
+        )
+        reports: list[TaskReport] = []
+        patches: dict[str, str] = {}
+        for plan in self.plans:
+            if self.signal_name is not None:
+                break
+            task = TaskRun(plan, self.settings, lambda e, n=plan.name: self.emitter.emit(e, task=n))
+            self.current = task
+            reports.append(await task.run())
+            patches[plan.name] = task.patch
+        self.current = None
+        status = worst([r.status for r in reports])
+        reason = next(
+            (f"{r.name}: {r.reason}" for r in reports if r.status == status and r.reason), ""
+        )
+        if self.signal_name is not None:
+            status, reason = Status.cancelled, f"cancelled by {self.signal_name}"
+        allow = all(p.allow_no_changes for p in self.plans)
+        report = RunReport(
+            run_id=self.emitter.run_id,
+            recipe=str(self.settings.recipe_path),
+            recipe_name=recipe.name,
+            status=status,
+            exit_code=exit_code_for(status, allow_no_changes=allow, signal_name=self.signal_name),
+            reason=reason,
+            tasks=reports,
+            usage=sum_usage(reports),
+            duration_ms=int((time.monotonic() - started) * 1000),
+        )
+        finish_run(
+            report, patches, out_dir=self.out_dir, emitter=self.emitter, redactor=self.redactor
+        )
+        return report
+
+
+def finish_run(
+    report: RunReport, patches: dict[str, str], *, out_dir: Path, emitter: Emitter, redactor: object
+) -> None:
+    """Write the outputs, then the final ``run_finished`` event (also when writing failed)."""
+    try:
+        write_outputs(out_dir, report, patches, redactor)
+    except Exception as err:  # noqa: BLE001 - report the failure honestly, still finish
+        emitter.emit(
+            ev.Error(
+                kind="internal_error",
+                message=f"writing outputs failed: {err}",
+                traceback=traceback.format_exc(),
+            )
+        )
+        report.status, report.exit_code = Status.internal_error, 70
+        report.reason = f"writing outputs failed: {err}"
+    emitter.emit(
+        ev.RunFinished(
+            status=report.status.value,
+            exit_code=report.exit_code,
+            reason=report.reason,
+            usage=report.usage,
+            duration_ms=report.duration_ms,
+        )
+    )

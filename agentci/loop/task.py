@@ -1,0 +1,243 @@
+"""One task from start to end: workspace, setup, the session, and what it changed.
+
+:meth:`TaskRun.run` always returns a :class:`TaskReport` and the task's patch, whatever
+ended the task; the runner writes the outputs from them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentci.errors import Cancelled, InvalidInput, StopRun
+from agentci.events import types as ev
+from agentci.loop.budget import BudgetTracker
+from agentci.loop.chat import Chat
+from agentci.loop.plan import TaskPlan
+from agentci.loop.prompts import system_prompt
+from agentci.loop.session import Session
+from agentci.loop.state import State
+from agentci.outcome import Status, exit_code_for
+from agentci.outputs.report import TaskReport
+from agentci.providers.base import Provider
+from agentci.recipe.schema import Recipe
+
+Emit = Callable[[ev.Event], object]
+
+
+@dataclass
+class RunSettings:
+    """What every task of a run shares: the recipe, where it came from, the CLI's choices."""
+
+    recipe: Recipe
+    recipe_path: Path
+    base_dir: Path  # the folder workspace.path is relative to (the working directory)
+    workspace_override: Path | None = None
+    record: Path | None = None
+    provider_factory: Callable[[TaskPlan], Provider] | None = None  # tests: no network
+    env_extra: dict[str, str] = field(default_factory=dict)
+
+
+class TaskRun:
+    """Runs one :class:`TaskPlan`; ``cancel(signal)`` stops it cleanly."""
+
+    def __init__(self, plan: TaskPlan, settings: RunSettings, emit: Emit) -> None:
+        self.plan = plan
+        self.settings = settings
+        self.emit = emit
+        self.state = State()
+        self.patch = ""
+        self.signal_name: str | None = None
+        self._work: asyncio.Task[None] | None = None
+
+    def cancel(self, signal_name: str) -> None:
+        """Stop the model call or tool that is running; the task ends ``cancelled``."""
+        self.signal_name = self.signal_name or signal_name
+        if self._work is not None and not self._work.done():
+            self._work.cancel()
+
+    async def run(self) -> TaskReport:
+        """Run the task and report how it ended (never raises, except a second signal)."""
+        started = time.monotonic()
+        report = TaskReport(name=self.plan.name, status=Status.internal_error, exit_code=70)
+        workspace = None
+        baseline = None
+        try:
+            from agentci.outputs.patch import capture_baseline
+            from agentci.workspace import prepare_workspace
+
+            ws_config = self.settings.recipe.workspace
+            if self.settings.workspace_override is not None:
+                ws_config = ws_config.model_copy(
+                    update={"path": str(self.settings.workspace_override)}
+                )
+            workspace = prepare_workspace(ws_config, base_dir=self.settings.base_dir)
+            baseline = capture_baseline(workspace.path)
+            self._work = asyncio.ensure_future(self._work_on(workspace.path, report))
+            await self._work
+            report.status, report.reason = self._finished_status(baseline)
+        except asyncio.CancelledError:
+            if self.signal_name is None:
+                raise
+            report.status, report.reason = Status.cancelled, f"cancelled by {self.signal_name}"
+            self.emit(ev.UserCancelled(signal=self.signal_name))
+        except StopRun as stop:
+            report.status, report.reason = Status(stop.status), stop.reason
+            self.emit_stop(stop)
+        except InvalidInput as err:
+            report.status, report.reason = Status.invalid_input, str(err)
+            self.emit(ev.Error(kind="invalid_input", message=str(err)))
+        except Exception as err:  # noqa: BLE001 - any bug ends the task as internal_error
+            report.status, report.reason = Status.internal_error, f"{type(err).__name__}: {err}"
+            self.emit(
+                ev.Error(
+                    kind="internal_error", message=report.reason, traceback=traceback.format_exc()
+                )
+            )
+        finally:
+            self._finish(report, baseline, started)
+            if workspace is not None:
+                workspace.cleanup()
+        return report
+
+    def emit_stop(self, stop: StopRun) -> None:
+        from agentci.errors import Blocked, BudgetExhausted
+
+        if isinstance(stop, BudgetExhausted):
+            self.emit(
+                ev.BudgetExhaustedEvent(
+                    limit=stop.limit, used=stop.used, cap=stop.cap, reason=stop.reason
+                )
+            )
+        elif isinstance(stop, Blocked):
+            self.emit(ev.AgentExecutionBlocked(reason=stop.reason))
+        elif isinstance(stop, Cancelled):
+            self.emit(ev.UserCancelled(signal=stop.signal_name))
+        else:
+            self.emit(ev.Error(kind=stop.status, message=stop.reason))
+
+    def _finished_status(self, baseline: object) -> tuple[Status, str]:
+        from agentci.outputs.patch import changed_files
+
+        if changed_files(baseline):  # type: ignore[arg-type]
+            return Status.success, ""
+        return Status.no_changes, "the model finished without changing any file"
+
+    def _finish(self, report: TaskReport, baseline: object, started: float) -> None:
+        """Fill in the report from the state and the workspace, whatever happened."""
+        state = self.state
+        report.turns = state.turns
+        report.tool_calls = state.tool_calls
+        report.usage = state.usage.model_copy()
+        report.summary = state.final_text
+        report.model = self.plan.model.name
+        report.duration_ms = int((time.monotonic() - started) * 1000)
+        if baseline is not None:
+            from agentci.outputs.patch import changed_files, diff_since
+
+            try:
+                self.patch = diff_since(baseline)  # type: ignore[arg-type]
+                report.changed_files = changed_files(baseline)  # type: ignore[arg-type]
+            except Exception as err:  # noqa: BLE001 - a broken workspace must not lose the report
+                self.emit(
+                    ev.Error(kind="internal_error", message=f"could not compute the patch: {err}")
+                )
+                if report.status is Status.success:
+                    report.status, report.reason = Status.internal_error, str(err)
+            finally:
+                baseline.cleanup()  # type: ignore[attr-defined]
+        report.exit_code = exit_code_for(
+            report.status, allow_no_changes=self.plan.allow_no_changes, signal_name=self.signal_name
+        )
+        self.emit(
+            ev.TaskFinished(
+                status=report.status.value,
+                exit_code=report.exit_code,
+                reason=report.reason,
+                turns=report.turns,
+                changed_files=report.changed_files,
+                usage=report.usage,
+            )
+        )
+
+    async def _work_on(self, workspace: Path, report: TaskReport) -> None:
+        """Setup, then the agent loop."""
+        from agentci.policy.env import child_env
+        from agentci.policy.rules import PolicyEngine
+        from agentci.policy.sandbox import make_sandbox
+        from agentci.tools.base import ToolContext
+        from agentci.tools.registry import default_tools
+        from agentci.tools.scheduler import Scheduler
+
+        recipe = self.settings.recipe
+        plan = self.plan
+        env = child_env(recipe.policy.env_passthrough)
+        sandbox, warning = make_sandbox(
+            recipe.sandbox, workspace=workspace, network=recipe.policy.network
+        )
+        provider = self._provider()
+        self.emit(
+            ev.TaskStarted(
+                model=plan.model.name, workspace=str(workspace), prompt=plan.prompt_template
+            )
+        )
+        if warning:
+            self.emit(ev.Error(kind="sandbox_unavailable", message=warning))
+        await self._setup(workspace, env)
+        tools = default_tools()
+        ctx = ToolContext(
+            workspace=workspace,
+            env=env,
+            timeout_seconds=plan.budget.tool_timeout_seconds,
+            read_cache=self.state.read_cache,
+            sandbox=sandbox,
+        )
+        policy = PolicyEngine.from_recipe(
+            recipe.policy, workspace=workspace, recipe_path=self.settings.recipe_path
+        )
+        session = Session(
+            chat=Chat(provider, plan.model),
+            scheduler=Scheduler(tools, policy, ctx),
+            tools=[t.spec() for t in tools.values()],
+            system=system_prompt(workspace=str(workspace), instructions=plan.instructions),
+            model=plan.model,
+            budget=BudgetTracker(plan.budget),
+            price=self._price_fn(),
+            state=self.state,
+        )
+        async for event in session.run(plan.render_prompt()):
+            self.emit(event)
+
+    def _provider(self) -> Provider:
+        if self.settings.provider_factory is not None:
+            return self.settings.provider_factory(self.plan)
+        from agentci.providers import make_provider
+
+        return make_provider(self.plan.model, base_dir=self.settings.recipe_path.parent)
+
+    def _price_fn(self):  # noqa: ANN202
+        from agentci.providers.pricing import cost_for
+
+        override = self.plan.model.pricing
+        return lambda model, usage: cost_for(model, usage, override)
+
+    async def _setup(self, workspace: Path, env: dict[str, str]) -> None:
+        """The recipe's trusted setup commands, outside the policy; a failure ends the task."""
+        from agentci.tools.process import run_process
+
+        for command in self.settings.recipe.setup:
+            result = await run_process(
+                command,
+                cwd=workspace,
+                env=env,
+                timeout=self.plan.budget.tool_timeout_seconds,
+                output_cap=8000,
+            )
+            if result.exit_code != 0:
+                tail = result.output[-2000:]
+                why = "timed out" if result.timed_out else f"exit {result.exit_code}"
+                raise InvalidInput(f"setup command failed ({why}): {command}\n{tail}")
