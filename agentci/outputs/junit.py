@@ -1,0 +1,104 @@
+"""junit.xml: what CI test reporters show (DESIGN §7).
+
+One ``<testsuite>`` per task, named after the recipe (``recipe/task`` when the recipe has several
+tasks). In each suite:
+
+* testcase ``agent`` — the task's outcome. Passes when the task's exit code is 0 (success, or
+  ``no_changes`` the recipe allows). Otherwise a ``<failure>`` (the agent did not get there:
+  verify_failed, no_changes, budget_exhausted, loop_detected, blocked) or an ``<error>`` (the run
+  could not work: provider_error, internal_error, invalid_input, cancelled), whose ``type`` is the
+  status and whose message is the reason. The model's last message is the case's system-out.
+* testcase ``verify:<test id>`` for each test of the task's **last** verify run: passed, or
+  ``<failure>`` / ``<error>`` / ``<skipped>`` with the test's message.
+
+Text that is not valid in XML (control characters, lone surrogates) is removed, so the file always
+parses, whatever the model or the tools printed.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from junit_xml import TestCase, TestSuite, to_xml_report_string
+
+from agentci.outcome import Status
+from agentci.outputs.atomic import write_text_atomic
+from agentci.outputs.report import RunReport, TaskReport
+
+ERROR_STATUSES = frozenset(
+    {Status.provider_error, Status.internal_error, Status.invalid_input, Status.cancelled}
+)
+
+_INVALID_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_MAX_TEXT = 64_000
+
+
+def xml_safe(text: object) -> str:
+    """``text`` as a string that is valid inside XML (and not absurdly long)."""
+    s = _INVALID_XML.sub("", "" if text is None else str(text))
+    if len(s) > _MAX_TEXT:
+        s = s[:_MAX_TEXT] + f"\n… [{len(s) - _MAX_TEXT} characters cut]"
+    return s
+
+
+def suite_name(run: RunReport, task: TaskReport) -> str:
+    """``recipe`` for a one-task recipe, ``recipe/task`` otherwise."""
+    base = run.recipe_name or "agentci"
+    return base if len(run.tasks) == 1 else f"{base}/{task.name}"
+
+
+def _status(task: TaskReport) -> str:
+    return task.status.value if isinstance(task.status, Status) else str(task.status)
+
+
+def _agent_case(name: str, task: TaskReport) -> TestCase:
+    case = TestCase(
+        "agent", classname=name, elapsed_sec=task.duration_ms / 1000.0,
+        stdout=xml_safe(task.summary) or None, status=_status(task),
+    )  # fmt: skip
+    if task.exit_code != 0:
+        message = xml_safe(f"{_status(task)}: {task.reason}" if task.reason else _status(task))
+        if task.status in ERROR_STATUSES:
+            case.add_error_info(message=message, output=message, error_type=_status(task))
+        else:
+            case.add_failure_info(message=message, output=message, failure_type=_status(task))
+    return case
+
+
+def _verify_cases(name: str, task: TaskReport) -> list[TestCase]:
+    if not task.verify:
+        return []
+    cases = []
+    for test in task.verify[-1].tests:
+        case = TestCase(xml_safe(f"verify:{test.id}"), classname=name, status=test.outcome)
+        msg = xml_safe(test.message)
+        if test.outcome == "failed":
+            case.add_failure_info(message=msg or "failed", output=msg or None)
+        elif test.outcome == "error":
+            case.add_error_info(message=msg or "error", output=msg or None)
+        elif test.outcome == "skipped":
+            case.add_skipped_info(message=msg or "skipped")
+        cases.append(case)
+    return cases
+
+
+def render_junit(run: RunReport) -> str:
+    """The JUnit XML document for ``run``."""
+    suites = []
+    for task in run.tasks:
+        name = xml_safe(suite_name(run, task))
+        cases = [_agent_case(name, task), *_verify_cases(name, task)]
+        suites.append(TestSuite(name, cases, id=xml_safe(run.run_id) or None))
+    if not suites:  # a run that ended before any task (e.g. invalid input)
+        name = xml_safe(run.recipe_name or "agentci")
+        task = TaskReport(
+            name="agent", status=run.status, exit_code=run.exit_code, reason=run.reason
+        )
+        suites.append(TestSuite(name, [_agent_case(name, task)]))
+    return to_xml_report_string(suites, prettyprint=True, encoding="utf-8")
+
+
+def write_junit(path: Path, run: RunReport) -> None:
+    """Write ``junit.xml`` for ``run`` atomically."""
+    write_text_atomic(Path(path), render_junit(run))
