@@ -34,7 +34,11 @@ class RecipeError(InvalidInput):
     """A recipe is wrong at a known place: ``file:line: key: message``."""
 
     def __init__(
-        self, message: str, *, file: Path | str | None = None, line: int | None = None,
+        self,
+        message: str,
+        *,
+        file: Path | str | None = None,
+        line: int | None = None,
         key: str | None = None,
     ) -> None:
         self.file = str(file) if file is not None else None

@@ -100,7 +100,10 @@ class StreamJsonlSink:
 
 
 def open_console_sink(
-    stream: TextIO | None = None, *, sanitize: Callable[[str], str] = _identity, verbose: bool = False
+    stream: TextIO | None = None,
+    *,
+    sanitize: Callable[[str], str] = _identity,
+    verbose: bool = False,
 ) -> Sink:
     """The human view on stderr: one short line per event (see agentci.events.console)."""
     from agentci.events.console import ConsoleSink

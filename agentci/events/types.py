@@ -328,11 +328,32 @@ EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 EVENT_TYPES: tuple[str, ...] = tuple(
     m.model_fields["type"].default
     for m in (
-        RunStarted, TaskStarted, TurnStarted, ModelInfo, Content, Thought, ToolCallRequest,
-        ToolCallDecision, ToolCallResponse, Retry, ModelFallback, ChatCompressed,
-        ContextWindowWillOverflow, LoopDetectedEvent, HookResult, AgentExecutionStopped,
-        AgentExecutionBlocked, InvalidStream, Usage, TurnFinished, VerifyResult,
-        BudgetExhaustedEvent, Error, UserCancelled, TaskFinished, RunFinished,
+        RunStarted,
+        TaskStarted,
+        TurnStarted,
+        ModelInfo,
+        Content,
+        Thought,
+        ToolCallRequest,
+        ToolCallDecision,
+        ToolCallResponse,
+        Retry,
+        ModelFallback,
+        ChatCompressed,
+        ContextWindowWillOverflow,
+        LoopDetectedEvent,
+        HookResult,
+        AgentExecutionStopped,
+        AgentExecutionBlocked,
+        InvalidStream,
+        Usage,
+        TurnFinished,
+        VerifyResult,
+        BudgetExhaustedEvent,
+        Error,
+        UserCancelled,
+        TaskFinished,
+        RunFinished,
     )
 )
 

@@ -93,9 +93,7 @@ class ScriptedProvider:
             parts.append(TextPart(reply.thought, thought=True))
         if reply.text:
             parts.append(TextPart(reply.text))
-        parts.extend(
-            ToolCallPart(c.id, c.name, dict(c.args), c.signature) for c in reply.calls
-        )
+        parts.extend(ToolCallPart(c.id, c.name, dict(c.args), c.signature) for c in reply.calls)
         yield ModelChunk(
             parts=parts,
             usage=reply.usage or estimate_usage(request, reply),
@@ -107,8 +105,8 @@ class ScriptedProvider:
     def from_file(cls, path: Path) -> ScriptedProvider:
         """Load a YAML or JSON list of replies::
 
-            - calls: [{name: read_file, args: {file_path: app.py}}]
-            - text: Done.
+        - calls: [{name: read_file, args: {file_path: app.py}}]
+        - text: Done.
         """
         try:
             data = yaml.safe_load(path.read_text(encoding="utf-8"))

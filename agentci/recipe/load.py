@@ -23,9 +23,7 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[str,
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
         if key in mapping:
-            raise RecipeError(
-                "duplicate key", line=key_node.start_mark.line + 1, key=str(key)
-            )
+            raise RecipeError("duplicate key", line=key_node.start_mark.line + 1, key=str(key))
         mapping[key] = loader.construct_object(value_node, deep=True)
         lines[str(key)] = key_node.start_mark.line + 1
     return _Mapping(mapping, lines, node.start_mark.line + 1)
@@ -49,12 +47,8 @@ class _Sequence(list):
         self.lines = lines
 
 
-_LineLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping
-)
-_LineLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence
-)
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
 
 
 def _line_of(data: Any, loc: tuple[int | str, ...]) -> int | None:

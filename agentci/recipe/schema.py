@@ -28,7 +28,9 @@ class Pricing(_Strict):
 class RetryConfig(_Strict):
     """How model calls are retried on transient faults (429, 5xx, cut streams)."""
 
-    attempts: PositiveInt = Field(default=5, description="Tries per model call, the first included.")
+    attempts: PositiveInt = Field(
+        default=5, description="Tries per model call, the first included."
+    )
     initial_delay_seconds: float = Field(default=1.0, ge=0)
     max_delay_seconds: float = Field(default=30.0, ge=0)
     request_timeout_seconds: PositiveFloat = 120.0
