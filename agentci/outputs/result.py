@@ -1,0 +1,121 @@
+"""result.json: the machine-readable end of a run (DESIGN §7).
+
+Top level::
+
+    {"version": 1, "status": "success", "exit_code": 0, "reason": "",
+     "summary": "<the model's last message>",   # several tasks: "[task] message" blocks
+     "usage": {"prompt_tokens", "output_tokens", "thoughts_tokens", "cached_tokens",
+               "total_tokens", "cost_usd", "model_calls"},
+     "cost_usd": 0.0123 | null, "turns": 7, "tool_calls": 12,
+     "changed_files": ["src/x.py"],             # union over tasks, sorted
+     "duration_ms": 4200, "started_at": "...", "run_id": "...",
+     "recipe": "path/to/recipe.yaml", "recipe_name": "fix-tests",
+     "tasks": [{"name", "status", "exit_code", "reason", "summary", "model", "turns",
+                "tool_calls", "usage", "cost_usd", "changed_files", "duration_ms",
+                "verify": {"runs", "passed", "counts", "exit_code"} | null, "extra"}]}
+
+``status`` / ``exit_code`` are the run's (the worst task's) and agree with the process exit code
+and the ``run_finished`` event. The file is written atomically.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agentci.events.types import UsageTotals
+from agentci.outputs.atomic import write_text_atomic
+from agentci.outputs.report import RunReport, TaskReport
+
+RESULT_VERSION = 1
+
+
+def _status(value: object) -> str:
+    return getattr(value, "value", None) or str(value)
+
+
+def run_summary(run: RunReport) -> str:
+    """The model's last message; with several tasks, one ``[task] message`` block each."""
+    if len(run.tasks) == 1:
+        return run.tasks[0].summary
+    return "\n\n".join(f"[{t.name}] {t.summary}" for t in run.tasks if t.summary)
+
+
+def run_usage(run: RunReport) -> UsageTotals:
+    """The run's usage; summed from the tasks when the run's own totals are empty."""
+    if run.usage.model_calls or run.usage.total_tokens or not run.tasks:
+        return run.usage
+    total = UsageTotals()
+    costs = [t.usage.cost_usd for t in run.tasks if t.usage.cost_usd is not None]
+    for t in run.tasks:
+        for name in ("prompt_tokens", "output_tokens", "thoughts_tokens", "cached_tokens",
+                     "total_tokens", "model_calls"):  # fmt: skip
+            setattr(total, name, getattr(total, name) + getattr(t.usage, name))
+    total.cost_usd = sum(costs) if costs else None
+    return total
+
+
+def changed_files(run: RunReport) -> list[str]:
+    """Every file any task changed, sorted."""
+    return sorted({f for t in run.tasks for f in t.changed_files})
+
+
+def task_dict(task: TaskReport) -> dict[str, Any]:
+    """One task's entry in ``tasks``."""
+    verify = None
+    if task.verify:
+        last = task.verify[-1]
+        verify = {
+            "runs": len(task.verify), "passed": last.passed, "counts": dict(last.counts),
+            "exit_code": last.exit_code,
+        }  # fmt: skip
+    return {
+        "name": task.name,
+        "status": _status(task.status),
+        "exit_code": task.exit_code,
+        "reason": task.reason,
+        "summary": task.summary,
+        "model": task.model,
+        "turns": task.turns,
+        "tool_calls": task.tool_calls,
+        "usage": task.usage.model_dump(),
+        "cost_usd": task.usage.cost_usd,
+        "changed_files": sorted(task.changed_files),
+        "duration_ms": task.duration_ms,
+        "verify": verify,
+        "extra": task.extra,
+    }
+
+
+def result_dict(run: RunReport) -> dict[str, Any]:
+    """The whole result.json document as a dict."""
+    usage = run_usage(run)
+    return {
+        "version": RESULT_VERSION,
+        "status": _status(run.status),
+        "exit_code": run.exit_code,
+        "reason": run.reason,
+        "summary": run_summary(run),
+        "usage": usage.model_dump(),
+        "cost_usd": usage.cost_usd,
+        "turns": sum(t.turns for t in run.tasks),
+        "tool_calls": sum(t.tool_calls for t in run.tasks),
+        "changed_files": changed_files(run),
+        "duration_ms": run.duration_ms,
+        "started_at": run.started_at,
+        "run_id": run.run_id,
+        "recipe": run.recipe,
+        "recipe_name": run.recipe_name,
+        "tasks": [task_dict(t) for t in run.tasks],
+    }
+
+
+def dumps(data: Any) -> str:
+    """JSON text; anything not JSON-able becomes its ``str`` rather than an error."""
+    return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
+
+
+def write_result(path: Path, run: RunReport) -> None:
+    """Write result.json for ``run`` atomically."""
+    write_text_atomic(Path(path), dumps(result_dict(run)))
