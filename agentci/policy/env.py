@@ -1,0 +1,78 @@
+"""The environment a child process gets: an allowlist, never the parent's secrets.
+
+API keys, ``GITHUB_TOKEN``, ``ACTIONS_*`` runtime tokens and anything else not on the
+list never reach a tool. A recipe can add names with ``policy.env_passthrough``; that is
+the recipe author's explicit choice and is the only way a secret-looking variable gets
+through.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+
+#: Variables a tool process inherits from agentci's own environment when set.
+ALLOWED: tuple[str, ...] = (
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+    "TZ",
+    "TERM",
+    "TMPDIR",
+    "VIRTUAL_ENV",
+    "CONDA_PREFIX",
+    "JAVA_HOME",
+    "GOPATH",
+    "GOROOT",
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "NVM_DIR",
+    "PYENV_ROOT",
+    "CI",
+)
+
+#: Always set for tool processes: no prompts, no pagers, no editors.
+FORCED: dict[str, str] = {
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_PAGER": "cat",
+    "PAGER": "cat",
+    "GIT_EDITOR": "true",
+    "EDITOR": "true",
+    "DEBIAN_FRONTEND": "noninteractive",
+}
+
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE", re.I)
+
+
+def looks_secret(name: str) -> bool:
+    """Whether a variable name looks like it holds a secret."""
+    return bool(SECRET_NAME.search(name)) or name.startswith("ACTIONS_")
+
+
+def child_env(
+    passthrough: Sequence[str] = (), *, source: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Build the allowlisted environment for tool, setup and verify processes.
+
+    ``passthrough`` names extra variables copied from ``source`` (default ``os.environ``)
+    when set. Everything else is dropped.
+    """
+    src = os.environ if source is None else source
+    env: dict[str, str] = {}
+    for name in ALLOWED:
+        if name in src and not looks_secret(name):
+            env[name] = src[name]
+    for name in passthrough:
+        if name in src:
+            env[name] = src[name]
+    env.setdefault("PATH", os.defpath)
+    env.update(FORCED)
+    return env

@@ -1,0 +1,192 @@
+"""Workspace containment and protected paths.
+
+Every path the agent names is resolved to its real path (symlinks followed) and must stay
+inside the workspace, checked with :meth:`Path.relative_to` (never a string prefix, so
+``/ws-other`` is not inside ``/ws``). Names with NUL bytes, names that are not UTF-8 and
+over-long names are refused before they reach the file system.
+
+Protected paths are never writable by the agent, in any mode: ``.git/**`` (and the real
+git directory when ``.git`` is a file pointing elsewhere), ``.agentci/**``, the recipe file
+and ``.github/workflows/**`` (the last one only where a rule allows it).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+from agentci.errors import ToolFailure
+
+MAX_PATH_CHARS = 4096
+MAX_NAME_BYTES = 255
+
+#: Globs (workspace-relative, gitignore-style) protected in every mode.
+ALWAYS_PROTECTED: tuple[str, ...] = (".git", ".git/**", ".agentci", ".agentci/**")
+#: Protected unless an allow rule with a matching ``path`` says otherwise.
+WORKFLOWS = ".github/workflows/**"
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A path inside the workspace: ``real`` (absolute, symlinks resolved) and ``rel``."""
+
+    real: Path
+    rel: str
+
+
+def check_name(path: str) -> None:
+    """Refuse names no honest tool call needs: NUL, not UTF-8, over-long."""
+    if not isinstance(path, str) or not path:
+        raise ToolFailure("path is empty")
+    if "\x00" in path:
+        raise ToolFailure("path contains a NUL byte")
+    try:
+        encoded = path.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ToolFailure("path is not valid UTF-8") from None
+    if len(encoded) > MAX_PATH_CHARS:
+        raise ToolFailure("path is too long")
+    if any(len(part) > MAX_NAME_BYTES for part in encoded.split(b"/")):
+        raise ToolFailure("a path component is too long")
+
+
+def resolve(workspace: Path, path: str, *, base: Path | None = None) -> Resolved:
+    """Resolve ``path`` (relative to ``base`` or the workspace) and check it stays inside.
+
+    Raises :class:`ToolFailure` when the real path is outside the workspace.
+    """
+    check_name(path)
+    root = Path(os.path.realpath(workspace))
+    start = base if base is not None else root
+    candidate = Path(path) if os.path.isabs(path) else start / path
+    real = Path(os.path.realpath(candidate))
+    try:
+        rel = real.relative_to(root)
+    except ValueError:
+        raise ToolFailure(f"path {path!r} is outside the workspace") from None
+    return Resolved(real=real, rel=rel.as_posix() if str(rel) != "." else ".")
+
+
+def inside(workspace: Path, real: Path) -> bool:
+    """Whether an already-real path is the workspace or below it."""
+    try:
+        real.relative_to(Path(os.path.realpath(workspace)))
+    except ValueError:
+        return False
+    return True
+
+
+def verify_fd(workspace: Path, fd: int) -> os.stat_result:
+    """Check an open descriptor still points inside the workspace (catches races).
+
+    Uses ``/proc/self/fd`` where it exists, and refuses hard-linked regular files (a hard
+    link can make a file outside the workspace look like one inside it).
+    """
+    st = os.fstat(fd)
+    link = f"/proc/self/fd/{fd}"
+    if os.path.exists(link) and not inside(workspace, Path(os.readlink(link))):
+        raise ToolFailure("the file moved outside the workspace while being opened")
+    if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+        raise ToolFailure("refusing a hard-linked file (it may be a file outside the workspace)")
+    return st
+
+
+def git_dirs(workspace: Path) -> list[Path]:
+    """The real git directory of the workspace: ``.git``, or where a ``.git`` file points."""
+    dot_git = Path(workspace) / ".git"
+    dirs: list[Path] = []
+    if dot_git.is_file() and not dot_git.is_symlink():
+        text = dot_git.read_text(errors="replace").strip()
+        if text.startswith("gitdir:"):
+            target = Path(text[len("gitdir:") :].strip())
+            if not target.is_absolute():
+                target = Path(workspace) / target
+            dirs.append(Path(os.path.realpath(target)))
+            common = target / "commondir"
+            if common.is_file():
+                c = Path(common.read_text().strip())
+                dirs.append(Path(os.path.realpath(c if c.is_absolute() else target / c)))
+    elif dot_git.exists():
+        dirs.append(Path(os.path.realpath(dot_git)))
+    return dirs
+
+
+def anchored(globs: Iterable[str]) -> pathspec.PathSpec:
+    """A gitignore-style matcher for workspace-relative globs (leading ``/`` implied)."""
+    lines = []
+    for g in globs:
+        g = g.strip()
+        if not g:
+            continue
+        lines.append(g if g.startswith(("/", "**")) else "/" + g)
+    return pathspec.PathSpec.from_lines("gitignore", lines)
+
+
+class Protected:
+    """Knows which real paths the agent may never write.
+
+    ``rel`` globs apply to workspace-relative paths; ``reals`` are absolute real paths
+    (the git directory, the recipe file) protected wherever they are.
+    """
+
+    def __init__(
+        self, workspace: Path, *, recipe_path: Path | None = None, workflows: bool = True
+    ) -> None:
+        self.workspace = Path(os.path.realpath(workspace))
+        globs = list(ALWAYS_PROTECTED)
+        self.workflows = anchored([WORKFLOWS, ".github/workflows"])
+        self.protect_workflows = workflows
+        self.spec = anchored(globs)
+        self.reals: list[Path] = git_dirs(self.workspace)
+        if recipe_path is not None:
+            self.reals.append(Path(os.path.realpath(recipe_path)))
+
+    def why(self, real: Path, rel: str | None = None, *, workflows_allowed: bool = False) -> str:
+        """The protected path ``real`` falls under, or ``""`` when it may be written."""
+        for p in self.reals:
+            if real == p or _below(real, p):
+                return _show(p, self.workspace)
+        if rel is None:
+            try:
+                rel = real.relative_to(self.workspace).as_posix()
+            except ValueError:
+                return ""
+        if self.spec.match_file(rel):
+            return rel.split("/")[0] + "/"
+        if self.protect_workflows and not workflows_allowed and self.workflows.match_file(rel):
+            return ".github/workflows/"
+        return ""
+
+    def sandbox_readonly(self, *, workflows_allowed: bool = False) -> list[Path]:
+        """Existing protected paths a sandbox should mount read-only."""
+        out = [p for p in self.reals if p.exists() and _below(p, self.workspace)]
+        for name in (".git", ".agentci"):
+            p = self.workspace / name
+            if p.exists() and p not in out:
+                out.append(p)
+        wf = self.workspace / ".github" / "workflows"
+        if self.protect_workflows and not workflows_allowed and wf.is_dir():
+            out.append(wf)
+        return out
+
+
+def _below(path: Path, parent: Path) -> bool:
+    try:
+        path.relative_to(parent)
+    except ValueError:
+        return False
+    return True
+
+
+def _show(path: Path, workspace: Path) -> str:
+    """``path`` relative to the workspace when inside it (``.git/``), else absolute."""
+    try:
+        rel = path.relative_to(workspace).as_posix()
+    except ValueError:
+        return str(path)
+    return rel + ("/" if path.is_dir() else "")

@@ -1,0 +1,271 @@
+"""The policy engine: decides every tool call before it runs (headless: no "ask").
+
+Order of judgement, first match wins:
+
+1. containment — a path outside the workspace is denied;
+2. protected paths — ``.git/**`` (and the real git dir), ``.agentci/**``, the recipe file,
+   and ``.github/workflows/**`` unless an allow rule names it, are never written;
+3. deny rules — a deny rule matching the call (for shell commands: matching *any*
+   sub-command, seen through wrappers) denies it; deny beats allow;
+4. shell shapes — a parse error, ``$(…)``, backticks, ``<(…)``, heredocs, ``eval``, a
+   variable as the command, redirections outside the workspace … deny unless a rule
+   allows that exact shape (``yolo`` lets the visible ones through: see docs/policy.md);
+5. allow rules — for shell commands *every* sub-command must be allowed;
+6. the mode's default: ``read_only`` reads, ``auto_edit`` reads and edits (plus built-in
+   read-only commands for both), ``yolo`` everything.
+
+A deny is returned to the model as the tool's error, with the reason.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel
+
+from agentci.errors import ToolFailure
+from agentci.policy import shell_parse as sp
+from agentci.policy.paths import Protected, anchored, resolve
+from agentci.policy.readonly import why_not_read_only
+from agentci.recipe.schema import Policy, Rule
+from agentci.tools.base import Tool, ToolKind
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A policy decision: ``decision``, the ``rule`` that decided, and the ``reason``."""
+
+    decision: Literal["allow", "deny"]
+    rule: str
+    reason: str = ""
+
+    @property
+    def allowed(self) -> bool:
+        return self.decision == "allow"
+
+
+def _allow(rule: str, reason: str = "") -> Decision:
+    return Decision("allow", rule, reason)
+
+
+def _deny(rule: str, reason: str) -> Decision:
+    return Decision("deny", rule, reason)
+
+
+@dataclass
+class _Rule:
+    index: int
+    rule: Rule
+    words: list[str] | None
+    shapes: frozenset[str]
+
+    @property
+    def label(self) -> str:
+        r = self.rule
+        what = r.command or (r.path if isinstance(r.path, str) else ", ".join(r.path or []))
+        tools = r.tool if isinstance(r.tool, str) else ",".join(r.tool)
+        return f"rules[{self.index}]: {r.decision} {tools}" + (f" {what!r}" if what else "")
+
+    def tool_matches(self, name: str) -> bool:
+        tools = [self.rule.tool] if isinstance(self.rule.tool, str) else self.rule.tool
+        return any(fnmatch.fnmatchcase(name, t) for t in tools)
+
+    def path_matches(self, rel: str) -> bool:
+        globs = [self.rule.path] if isinstance(self.rule.path, str) else self.rule.path or []
+        return bool(anchored(globs).match_file(rel))
+
+
+def _prefix(rule_words: Sequence[str], words: Sequence[str | None]) -> bool:
+    return len(words) >= len(rule_words) and all(
+        w is not None and w == r for r, w in zip(rule_words, words, strict=False)
+    )
+
+
+class PolicyEngine:
+    """Decides tool calls for one task. Build it with :meth:`from_recipe`."""
+
+    def __init__(
+        self,
+        mode: str,
+        rules: Sequence[Rule],
+        *,
+        workspace: Path,
+        recipe_path: Path | None = None,
+    ) -> None:
+        self.mode = mode
+        self.workspace = Path(os.path.realpath(workspace))
+        self.rules = [self._compile(i, r) for i, r in enumerate(rules)]
+        self.protected = Protected(self.workspace, recipe_path=recipe_path)
+
+    @classmethod
+    def from_recipe(
+        cls, policy: Policy, *, workspace: Path, recipe_path: Path | None
+    ) -> PolicyEngine:
+        """The engine for a recipe's ``policy`` section."""
+        return cls(policy.mode, policy.rules, workspace=workspace, recipe_path=recipe_path)
+
+    @staticmethod
+    def _compile(index: int, rule: Rule) -> _Rule:
+        words: list[str] | None = None
+        shapes: frozenset[str] = frozenset()
+        if rule.command is not None:
+            try:
+                words = shlex.split(rule.command)
+            except ValueError:
+                words = rule.command.split()
+            if words:
+                words[0] = words[0].rsplit("/", 1)[-1] if words[0].startswith("/") else words[0]
+            shapes = frozenset(sp.analyze(rule.command).shapes)
+        return _Rule(index, rule, words, shapes)
+
+    def workflows_allowed(self, tool: str = "write_file") -> bool:
+        """Whether an allow rule lets ``tool`` write ``.github/workflows/``."""
+        return any(
+            r.rule.decision == "allow"
+            and r.rule.path
+            and r.tool_matches(tool)
+            and r.path_matches(".github/workflows/x")
+            for r in self.rules
+        )
+
+    def sandbox_readonly(self) -> list[Path]:
+        """Protected paths that exist, for the sandbox to mount read-only."""
+        return self.protected.sandbox_readonly(
+            workflows_allowed=self.workflows_allowed("run_shell_command")
+        )
+
+    # ---- deciding -------------------------------------------------------------------
+
+    def decide(self, tool: Tool, args: BaseModel) -> Decision:
+        """Decide one call (its arguments already validated)."""
+        if tool.kind is ToolKind.execute:
+            return self._decide_shell(tool, args)
+        return self._decide_file(tool, args)
+
+    def _decide_file(self, tool: Tool, args: BaseModel) -> Decision:
+        raw = getattr(args, "file_path", None) or getattr(args, "dir_path", None) or "."
+        try:
+            target = resolve(self.workspace, raw)
+        except ToolFailure as exc:
+            return _deny("containment", str(exc))
+        rel = target.rel
+        if tool.kind is ToolKind.edit:
+            why = self.protected.why(
+                target.real, rel, workflows_allowed=self.workflows_allowed(tool.name)
+            )
+            if why:
+                return _deny(f"protected:{why}", f"{rel} is protected ({why}); never writable")
+        applicable = [r for r in self.rules if r.tool_matches(tool.name) and r.rule.command is None]
+        for r in applicable:
+            if r.rule.decision == "deny" and (r.rule.path is None or r.path_matches(rel)):
+                return _deny(r.label, r.rule.reason or f"denied by {r.label}")
+        for r in applicable:
+            if r.rule.decision == "allow" and (r.rule.path is None or r.path_matches(rel)):
+                return _allow(r.label, r.rule.reason)
+        if tool.kind is ToolKind.read or self.mode in ("auto_edit", "yolo"):
+            return _allow(f"mode:{self.mode}")
+        return _deny(
+            f"mode:{self.mode}",
+            f"{tool.name} is not allowed in {self.mode} mode (no human to ask in CI)",
+        )
+
+    def _decide_shell(self, tool: Tool, args: BaseModel) -> Decision:
+        command: str = getattr(args, "command", "")
+        try:
+            cwd = resolve(self.workspace, getattr(args, "dir_path", None) or ".").real
+        except ToolFailure as exc:
+            return _deny("containment", str(exc))
+        found = sp.analyze(command)
+        if found.error:
+            return _deny("shell_parse", f"{found.error}; denied")
+        rules = [r for r in self.rules if r.tool_matches(tool.name)]
+        # deny rules: any sub-command, through wrappers, with or without a path
+        for r in rules:
+            if r.rule.decision != "deny":
+                continue
+            if r.words is None and r.rule.path is None:
+                return _deny(r.label, r.rule.reason or f"denied by {r.label}")
+            for c in found.commands:
+                if r.words and _prefix(r.words, sp.deny_form(c.words)):
+                    return _deny(r.label, r.rule.reason or f"`{c.text}` is denied by {r.label}")
+        # redirections
+        for red in found.redirects:
+            verdict = self._redirect(red, cwd)
+            if verdict is not None:
+                return verdict
+        # shapes
+        shape_rules = [r for r in rules if r.rule.decision == "allow" and r.shapes]
+        for shape, text in found.shapes.items():
+            if any(
+                shape in r.shapes and _raw_prefix(r.rule.command or "", command)
+                for r in shape_rules
+            ):
+                continue
+            if self.mode == "yolo" and shape in sp.VISIBLE_SHAPES:
+                continue
+            return _deny(
+                f"shape:{shape}",
+                f"{shape.replace('_', ' ')} (`{text[:80]}`) is not allowed without a rule "
+                "that allows this exact command",
+            )
+        # allow: every sub-command
+        deciding: list[str] = []
+        for c in found.commands:
+            d = self._allow_one(c, rules, cwd)
+            if not d.allowed:
+                return d
+            deciding.append(d.rule)
+        if self.mode == "read_only" and any(
+            r.target not in ("/dev/null", "/dev/stdout", "/dev/stderr") for r in found.redirects
+        ):
+            return _deny("mode:read_only", "output redirection writes a file in read_only mode")
+        main = next((d for d in deciding if d.startswith("rules[")), None)
+        return _allow(main or (deciding[0] if deciding else f"mode:{self.mode}"))
+
+    def _allow_one(self, c: sp.SimpleCommand, rules: list[_Rule], cwd: Path) -> Decision:
+        for r in rules:
+            if r.rule.decision != "allow" or r.shapes:
+                continue
+            if r.words is None and r.rule.path is None:
+                return _allow(r.label)
+            if r.words and _prefix(r.words, sp.allow_form(c.words)):
+                return _allow(r.label)
+        if self.mode == "yolo":
+            return _allow("mode:yolo")
+        why = why_not_read_only(sp.allow_form(c.words), cwd=cwd, workspace=self.workspace)
+        if why is None:
+            return _allow("read_only_command")
+        return _deny(
+            f"mode:{self.mode}",
+            f"`{c.text[:120]}` needs approval in {self.mode} mode and no rule allows it "
+            f"({why}); there is no human to ask in CI, so it is denied",
+        )
+
+    def _redirect(self, red: sp.Redirect, cwd: Path) -> Decision | None:
+        if red.target is None:
+            return _deny("shape:redirect", "redirection to a target computed at run time")
+        if red.target in ("/dev/null", "/dev/stdout", "/dev/stderr"):
+            return None
+        if red.target.startswith("~"):
+            return _deny("containment", f"redirection to {red.target} is outside the workspace")
+        try:
+            target = resolve(self.workspace, red.target, base=cwd)
+        except ToolFailure as exc:
+            return _deny("containment", f"redirection: {exc}")
+        why = self.protected.why(
+            target.real, target.rel, workflows_allowed=self.workflows_allowed("run_shell_command")
+        )
+        if why:
+            return _deny(f"protected:{why}", f"redirection writes {target.rel}, which is protected")
+        return None
+
+
+def _raw_prefix(rule_command: str, command: str) -> bool:
+    r, c = " ".join(rule_command.split()), " ".join(command.split())
+    return c == r or c.startswith(r + " ")

@@ -1,0 +1,356 @@
+"""Shell commands, parsed with tree-sitter-bash into what they would run (DESIGN §10).
+
+:func:`analyze` turns a command line into the simple commands it runs, however they are
+joined (``&& || ; | &``, newlines, subshells, ``if``/``for`` bodies, functions, command
+substitutions, ``bash -c '…'`` strings, ``find -exec``, ``xargs``), each with its words as
+the shell would see them (quotes and backslashes removed) after wrappers such as ``env``,
+``timeout``, ``nice``, ``nohup``, ``command`` or ``VAR=x`` are peeled off. It also records
+*shapes* the policy treats as risky (``$(…)``, backticks, ``<(…)``, ``eval``, a variable
+as the command, heredocs, dangerous variable assignments) and the files output is
+redirected to. Anything it cannot parse is an error, and the policy denies it.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+
+import tree_sitter_bash
+from tree_sitter import Language, Node, Parser
+
+MAX_COMMAND_CHARS = 20_000
+MAX_DEPTH = 4
+
+#: Shapes whose inner commands are visible to the policy (they are parsed and checked).
+VISIBLE_SHAPES = frozenset({"command_substitution", "process_substitution", "heredoc"})
+#: Shapes that hide what runs; only an explicit rule allows them.
+OPAQUE_SHAPES = frozenset({"eval", "dynamic_command", "dynamic_shell", "dangerous_variable"})
+
+SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "ash", "busybox"})
+EVALS = frozenset({"eval", "source", ".", "exec_fd"})
+SYSTEM_DIRS = ("/bin/", "/usr/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/")
+DANGEROUS_VARS = re.compile(
+    r"^(PATH|LD_\w+|BASH_ENV|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|CDPATH|HOME"
+    r"|GIT_\w+|PYTHON\w*|PERL5\w*|RUBY\w*|NODE_OPTIONS|DYLD_\w+)$"
+)
+PLAIN_WORD = re.compile(r"^[A-Za-z0-9_./+:@%,=-]+$|^\[$")
+
+#: Wrapper → (options taking a value, whether a positional operand precedes the command).
+WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
+    "env": (frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}), 0),
+    "timeout": (frozenset({"-s", "--signal", "-k", "--kill-after"}), 1),
+    "nice": (frozenset({"-n", "--adjustment"}), 0),
+    "nohup": (frozenset(), 0),
+    "command": (frozenset(), 0),
+    "builtin": (frozenset(), 0),
+    "exec": (frozenset({"-a"}), 0),
+    "time": (frozenset({"-f", "--format", "-o", "--output"}), 0),
+    "stdbuf": (frozenset({"-i", "-o", "-e"}), 0),
+    "sudo": (frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"}), 0),
+    "doas": (frozenset({"-u", "-C"}), 0),
+    "setsid": (frozenset(), 0),
+    "ionice": (frozenset({"-c", "-n", "-p", "-P", "-u"}), 0),
+    "xargs": (
+        frozenset(
+            {
+                "-I",
+                "-L",
+                "-n",
+                "-P",
+                "-d",
+                "-E",
+                "-s",
+                "-a",
+                "-i",
+                "-l",
+                "--max-args",
+                "--max-procs",
+                "--delimiter",
+                "--arg-file",
+            }
+        ),
+        0,
+    ),
+}
+
+
+@dataclass
+class SimpleCommand:
+    """One command that would run: its words (None where a word is not a literal)."""
+
+    words: list[str | None]
+    text: str
+    wrappers: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str | None:
+        return self.words[0] if self.words else None
+
+
+@dataclass
+class Redirect:
+    """An output redirection: operator and target (None when not a literal)."""
+
+    op: str
+    target: str | None
+
+
+@dataclass
+class Analysis:
+    """What a command line would do, as far as parsing can tell."""
+
+    commands: list[SimpleCommand] = field(default_factory=list)
+    redirects: list[Redirect] = field(default_factory=list)
+    shapes: dict[str, str] = field(default_factory=dict)
+    error: str | None = None
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> Parser:
+    return Parser(Language(tree_sitter_bash.language()))
+
+
+def _unescape(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text.replace("\\\n", ""), flags=re.S)
+
+
+def literal(node: Node) -> str | None:
+    """The value of a word node as the shell would pass it, or None if it expands."""
+    t = node.type
+    text = node.text.decode("utf-8", "replace") if node.text is not None else ""
+    if t in ("word", "number"):
+        return None if "$" in text or "`" in text else _unescape(text)
+    if t == "raw_string":
+        return text[1:-1]
+    if t == "string":
+        out = []
+        for c in node.children:
+            if c.type == '"':
+                continue
+            if c.type != "string_content":
+                return None
+            out.append(_unescape(c.text.decode("utf-8", "replace")))
+        return "".join(out)
+    if t == "concatenation":
+        parts = [literal(c) for c in node.children]
+        return None if any(p is None for p in parts) else "".join(parts)  # type: ignore[arg-type]
+    return None
+
+
+def analyze(command: str, *, _depth: int = 0) -> Analysis:
+    """Parse ``command`` and collect its simple commands, shapes and redirections."""
+    result = Analysis()
+    if len(command) > MAX_COMMAND_CHARS:
+        result.error = f"command longer than {MAX_COMMAND_CHARS} characters"
+        return result
+    if "\x00" in command:
+        result.error = "command contains a NUL byte"
+        return result
+    tree = _parser().parse(command.encode("utf-8", "surrogateescape"))
+    if tree.root_node.has_error:
+        result.error = "the command does not parse as bash"
+        return result
+    _walk(tree.root_node, result, _depth)
+    return result
+
+
+def _walk(node: Node, out: Analysis, depth: int) -> None:
+    t = node.type
+    if t == "command":
+        _command(node, out, depth)
+    elif t == "command_substitution":
+        out.shapes.setdefault("command_substitution", node.text.decode("utf-8", "replace"))
+    elif t == "process_substitution":
+        out.shapes.setdefault("process_substitution", node.text.decode("utf-8", "replace"))
+    elif t == "heredoc_redirect":
+        out.shapes.setdefault("heredoc", "<<")
+    elif t == "file_redirect":
+        _redirect(node, out)
+    elif t == "variable_assignment" and (node.parent is None or node.parent.type != "command"):
+        _assignment(node, out)
+    for child in node.children:
+        _walk(child, out, depth)
+
+
+def _assignment(node: Node, out: Analysis) -> None:
+    name = node.child_by_field_name("name")
+    if name is not None and DANGEROUS_VARS.match(name.text.decode()):
+        out.shapes.setdefault("dangerous_variable", node.text.decode("utf-8", "replace"))
+
+
+def _redirect(node: Node, out: Analysis) -> None:
+    op = ""
+    target: Node | None = None
+    for c in node.children:
+        if c.type == "file_descriptor":
+            continue
+        if not c.is_named:
+            op = c.type
+        else:
+            target = c
+    if op in ("<", "<&", "<<<"):
+        return
+    value = literal(target) if target is not None else None
+    if op in (">&", "<&", "&>") and value is not None and (value.isdigit() or value == "-"):
+        return
+    out.redirects.append(Redirect(op=op, target=value))
+
+
+def _command(node: Node, out: Analysis, depth: int) -> None:
+    words: list[str | None] = []
+    for c in node.children:
+        if c.type == "variable_assignment":
+            _assignment(c, out)
+        elif c.type in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
+            continue
+        elif c.type == "command_name":
+            words.append(literal(c.children[0]) if c.children else None)
+        elif c.is_named:
+            words.append(literal(c))
+    text = node.text.decode("utf-8", "replace")
+    _add(SimpleCommand(words=words, text=text), out, depth)
+
+
+def _add(cmd: SimpleCommand, out: Analysis, depth: int) -> None:
+    """Peel wrappers, unwrap ``sh -c`` / ``find -exec``, and record the command."""
+    cmd = unwrap(cmd, out)
+    name = cmd.name
+    if not cmd.words:
+        return
+    if name is None or not PLAIN_WORD.match(name):
+        out.shapes.setdefault("dynamic_command", cmd.text)
+        out.commands.append(cmd)
+        return
+    base = name.rsplit("/", 1)[-1]
+    if base in EVALS:
+        out.shapes.setdefault("eval", cmd.text)
+    if base in SHELLS and _shell_script(cmd) is not False:
+        script = _shell_script(cmd)
+        if script is None or depth >= MAX_DEPTH:
+            out.shapes.setdefault("dynamic_shell", cmd.text)
+        else:
+            inner = analyze(script, _depth=depth + 1)
+            if inner.error:
+                out.error = f"inside {base} -c: {inner.error}"
+            out.commands.extend(inner.commands)
+            out.redirects.extend(inner.redirects)
+            for k, v in inner.shapes.items():
+                out.shapes.setdefault(k, v)
+            return
+    out.commands.append(cmd)
+    if base == "find":
+        for sub in find_exec(cmd.words):
+            _add(SimpleCommand(words=sub, text=cmd.text), out, depth)
+
+
+def unwrap(cmd: SimpleCommand, out: Analysis) -> SimpleCommand:
+    """Strip wrapper commands (``env X=1 timeout 5 nice rm`` → ``rm``)."""
+    words = list(cmd.words)
+    wrappers: list[str] = []
+    while words and words[0] is not None:
+        base = words[0].rsplit("/", 1)[-1]
+        if base not in WRAPPERS:
+            break
+        takes_value, operands = WRAPPERS[base]
+        i = 1
+        while i < len(words):
+            w = words[i]
+            if w is None:
+                break
+            if base == "env" and "=" in w and not w.startswith("-"):
+                if DANGEROUS_VARS.match(w.split("=", 1)[0]):
+                    out.shapes.setdefault("dangerous_variable", w)
+                i += 1
+            elif w == "--":
+                i += 1
+                break
+            elif w.startswith("-") and w != "-":
+                if base == "command" and w in ("-v", "-V"):
+                    return SimpleCommand(words=words, text=cmd.text, wrappers=wrappers)
+                i += 2 if (w in takes_value) else 1
+            else:
+                break
+        i += operands
+        if i >= len(words):
+            words = [base]
+            break
+        wrappers.append(base)
+        words = words[i:]
+    return SimpleCommand(words=words, text=cmd.text, wrappers=wrappers)
+
+
+def _shell_script(cmd: SimpleCommand) -> str | None | bool:
+    """For ``sh -c SCRIPT``: the script (None if not literal); False if there is no ``-c``."""
+    words = cmd.words[1:]
+    for i, w in enumerate(words):
+        if w is None:
+            return None
+        if w == "--":
+            return False
+        if w.startswith("-") and not w.startswith("--") and "c" in w[1:]:
+            return words[i + 1] if i + 1 < len(words) else None
+        if not w.startswith("-") and not w.startswith("+"):
+            return False
+    return False
+
+
+def find_exec(words: list[str | None]) -> list[list[str | None]]:
+    """The commands ``find … -exec CMD … ;`` would run."""
+    subs: list[list[str | None]] = []
+    i = 0
+    while i < len(words):
+        if words[i] in ("-exec", "-execdir", "-ok", "-okdir"):
+            j = i + 1
+            while j < len(words) and words[j] not in (";", "+"):
+                j += 1
+            if j > i + 1:
+                subs.append(words[i + 1 : j])
+            i = j
+        i += 1
+    return subs
+
+
+def deny_form(words: list[str | None]) -> list[str | None]:
+    """Words as deny rules see them: path stripped from the command, git options dropped."""
+    if not words or words[0] is None:
+        return words
+    out = [words[0].rsplit("/", 1)[-1], *words[1:]]
+    if out[0] == "git":
+        out = ["git", *_git_rest(out[1:])]
+    return out
+
+
+def allow_form(words: list[str | None]) -> list[str | None]:
+    """Words as allow rules see them: only a system directory is stripped from the command."""
+    if not words or words[0] is None:
+        return words
+    name = words[0]
+    if name.startswith(SYSTEM_DIRS) and name.count("/") <= 3:
+        name = name.rsplit("/", 1)[-1]
+    return [name, *words[1:]]
+
+
+GIT_VALUE_OPTS = frozenset(
+    {
+        "-C",
+        "-c",
+        "--git-dir",
+        "--work-tree",
+        "--namespace",
+        "--config-env",
+        "--super-prefix",
+        "--exec-path",
+    }
+)
+
+
+def _git_rest(args: list[str | None]) -> list[str | None]:
+    """Drop git's global options so ``git -C dir push`` reads as ``git push``."""
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a is None or not a.startswith("-"):
+            break
+        i += 2 if a in GIT_VALUE_OPTS else 1
+    return args[i:]

@@ -1,0 +1,249 @@
+"""File tools: ``read_file``, ``list_directory``, ``write_file``, ``replace`` (DESIGN §4).
+
+Every path is resolved inside the workspace at the moment of use; files are opened with
+``O_NOFOLLOW`` and the open descriptor is checked again, so a symlink planted by a command
+mid-run cannot lead outside. Protected paths are refused here too, whatever the policy said.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentci.errors import ToolFailure
+from agentci.policy.paths import Protected, anchored, resolve, verify_fd
+from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
+
+MAX_READ_BYTES = 20 << 20
+MAX_LINES = 2000
+MAX_LINE_CHARS = 2000
+MAX_ENTRIES = 1000
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def read_bytes(ctx: ToolContext, real: Path, limit: int = MAX_READ_BYTES) -> bytes:
+    """Read a regular file inside the workspace without following a final symlink."""
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise ToolFailure("file not found") from None
+    except OSError as exc:
+        raise ToolFailure(f"cannot open: {exc.strerror}") from None
+    with os.fdopen(fd, "rb") as fh:
+        st = verify_fd(ctx.workspace, fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise ToolFailure("not a regular file")
+        if st.st_size > limit:
+            raise ToolFailure(f"file is too large ({st.st_size} bytes, limit {limit})")
+        return fh.read(limit + 1)
+
+
+def check_writable(ctx: ToolContext, real: Path, rel: str) -> None:
+    """Refuse protected paths (``.git``, ``.agentci``, ``ctx.protected`` globs)."""
+    guard = Protected(ctx.workspace, workflows=False)
+    why = guard.why(real, rel)
+    if not why and ctx.protected and anchored(ctx.protected).match_file(rel):
+        why = rel
+    if why:
+        raise ToolFailure(f"{rel} is a protected path ({why}); the agent may not write it")
+
+
+def atomic_write(ctx: ToolContext, real: Path, rel: str, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``real`` and rename it into place."""
+    check_writable(ctx, real, rel)
+    parent = real.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    again = resolve(ctx.workspace, str(parent))  # a symlink planted meanwhile?
+    if again.real != parent:
+        raise ToolFailure("the directory changed while writing")
+    mode = 0o644
+    with contextlib.suppress(FileNotFoundError):
+        st = os.lstat(real)
+        if stat.S_ISDIR(st.st_mode):
+            raise ToolFailure(f"{rel} is a directory")
+        mode = stat.S_IMODE(st.st_mode)
+    fd, tmp = tempfile.mkstemp(dir=parent, prefix=".agentci-tmp-")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, real)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+class ReadFile(Tool):
+    """Read a text file."""
+
+    name = "read_file"
+    kind = ToolKind.read
+    description = (
+        "Read a text file in the workspace. Long files are cut at 2000 lines; pass "
+        "start_line/end_line to read a range. The output says when it was truncated."
+    )
+
+    class Args(_Args):
+        file_path: str = Field(description="Path of the file, relative to the workspace root.")
+        start_line: int | None = Field(default=None, ge=1, description="First line (1-based).")
+        end_line: int | None = Field(default=None, ge=1, description="Last line, inclusive.")
+
+    async def run(self, args: Args, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+        return await asyncio.to_thread(self._read, args, ctx)
+
+    def _read(self, args: Args, ctx: ToolContext) -> ToolResult:
+        target = resolve(ctx.workspace, args.file_path)
+        data = read_bytes(ctx, target.real)
+        if b"\x00" in data[:8192]:
+            return ToolResult(output=f"[binary file {target.rel}, {len(data)} bytes, not shown]")
+        lines = data.decode("utf-8", errors="replace").splitlines(keepends=True)
+        total = len(lines)
+        first = (args.start_line or 1) - 1
+        last = min(args.end_line or total, total, first + MAX_LINES)
+        if first >= total and total:
+            raise ToolFailure(f"start_line {first + 1} is past the end ({total} lines)")
+        shown = [
+            ln if len(ln) <= MAX_LINE_CHARS else ln[:MAX_LINE_CHARS] + "… [line truncated]\n"
+            for ln in lines[first:last]
+        ]
+        text = "".join(shown)
+        if first > 0 or last < total:
+            note = (
+                f"[truncated: showing lines {first + 1}-{last} of {total}; "
+                "use start_line/end_line to read more]\n"
+            )
+            text = note + text
+        return ToolResult(output=text)
+
+
+class ListDirectory(Tool):
+    """List a directory."""
+
+    name = "list_directory"
+    kind = ToolKind.read
+    description = "List the files and directories in a workspace directory (directories end in /)."
+
+    class Args(_Args):
+        dir_path: str = Field(default=".", description="Directory, relative to the workspace.")
+        ignore: list[str] | None = Field(default=None, description="Glob patterns to leave out.")
+
+    async def run(self, args: Args, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+        return await asyncio.to_thread(self._list, args, ctx)
+
+    def _list(self, args: Args, ctx: ToolContext) -> ToolResult:
+        import fnmatch
+
+        target = resolve(ctx.workspace, args.dir_path)
+        if not target.real.is_dir():
+            raise ToolFailure(f"{args.dir_path} is not a directory")
+        names = []
+        with os.scandir(target.real) as it:
+            for entry in it:
+                if entry.name == ".git" or any(
+                    fnmatch.fnmatch(entry.name, g) for g in args.ignore or ()
+                ):
+                    continue
+                is_dir = entry.is_dir(follow_symlinks=False)
+                names.append((not is_dir, entry.name + ("/" if is_dir else "")))
+        names.sort()
+        shown = [n for _, n in names[:MAX_ENTRIES]]
+        out = "\n".join(shown) if shown else "(empty directory)"
+        if len(names) > MAX_ENTRIES:
+            out += f"\n[truncated: {len(names) - MAX_ENTRIES} more entries]"
+        return ToolResult(output=out)
+
+
+class WriteFile(Tool):
+    """Write a whole file."""
+
+    name = "write_file"
+    kind = ToolKind.edit
+    description = (
+        "Create or overwrite a file in the workspace with the given content (written "
+        "atomically). Prefer `replace` for small changes to existing files."
+    )
+
+    class Args(_Args):
+        file_path: str = Field(description="Path of the file, relative to the workspace root.")
+        content: str = Field(description="The complete new content of the file.")
+
+    async def run(self, args: Args, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+        target = resolve(ctx.workspace, args.file_path)
+        existed = target.real.exists()
+        await asyncio.to_thread(
+            atomic_write, ctx, target.real, target.rel, args.content.encode("utf-8")
+        )
+        verb = "Overwrote" if existed else "Created"
+        return ToolResult(output=f"{verb} {target.rel} ({len(args.content)} characters).")
+
+
+class Replace(Tool):
+    """Replace text in a file."""
+
+    name = "replace"
+    kind = ToolKind.edit
+    description = (
+        "Replace old_string with new_string in a file. old_string must match exactly "
+        "(including whitespace) and occur exactly once, unless allow_multiple is true; "
+        "include enough surrounding lines to make it unique. An empty old_string creates "
+        "a new file. Line endings (CRLF) of the file are kept."
+    )
+
+    class Args(_Args):
+        file_path: str = Field(description="Path of the file, relative to the workspace root.")
+        old_string: str = Field(description="The exact text to replace.")
+        new_string: str = Field(description="The text to put in its place.")
+        allow_multiple: bool = Field(
+            default=False, description="Replace every occurrence instead of requiring one."
+        )
+
+    async def run(self, args: Args, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+        return await asyncio.to_thread(self._replace, args, ctx)
+
+    def _replace(self, args: Args, ctx: ToolContext) -> ToolResult:
+        target = resolve(ctx.workspace, args.file_path)
+        if args.old_string == "":
+            if target.real.exists():
+                raise ToolFailure("old_string is empty but the file exists; use write_file")
+            atomic_write(ctx, target.real, target.rel, args.new_string.encode("utf-8"))
+            return ToolResult(output=f"Created {target.rel}.")
+        if args.old_string == args.new_string:
+            raise ToolFailure("old_string and new_string are the same; nothing to change")
+        raw = read_bytes(ctx, target.real)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ToolFailure("the file is not UTF-8 text") from None
+        crlf = "\r\n" in text and "\n" not in text.replace("\r\n", "")
+        work = text.replace("\r\n", "\n") if crlf else text
+        old, new = args.old_string, args.new_string
+        if crlf:
+            old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
+        count = work.count(old)
+        if count == 0:
+            raise ToolFailure(
+                f"old_string not found in {target.rel}; read the file and copy the text exactly"
+            )
+        if count > 1 and not args.allow_multiple:
+            raise ToolFailure(
+                f"old_string occurs {count} times in {target.rel}; add surrounding context to "
+                "make it unique, or set allow_multiple"
+            )
+        work = work.replace(old, new)
+        if crlf:
+            work = work.replace("\n", "\r\n")
+        atomic_write(ctx, target.real, target.rel, work.encode("utf-8"))
+        times = f" ({count} occurrences)" if count > 1 else ""
+        return ToolResult(output=f"Replaced text in {target.rel}{times}.")

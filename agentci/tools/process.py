@@ -1,0 +1,147 @@
+"""Running one command: own session, no stdin, a wall timeout, capped output, limits.
+
+Used by ``run_shell_command`` and by the recipe's setup and verify commands (which run
+outside the policy). The command runs under ``bash -c`` in a new session (its own process
+group); on timeout, on asyncio cancellation and when the command ends, the whole group is
+killed, so nothing it started outlives it. In the bubblewrap sandbox the whole PID
+namespace goes with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import resource
+import signal
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agentci.context.truncation import HeadTailBuffer
+
+if TYPE_CHECKING:
+    from agentci.policy.sandbox import Sandbox
+
+#: Largest file a command may write (RLIMIT_FSIZE), in bytes.
+DEFAULT_MAX_FILE_BYTES = 1 << 30
+#: A command printing more than this is killed (its output is capped anyway).
+DEFAULT_MAX_OUTPUT_BYTES = 64 << 20
+#: Processes per user (RLIMIT_NPROC; not enforced for root, where the timeout is the limit).
+DEFAULT_MAX_PROCESSES = 4096
+
+
+@dataclass
+class ProcessResult:
+    """What a command did: exit code (None when killed by us), capped output, timing."""
+
+    exit_code: int | None
+    output: str
+    timed_out: bool
+    duration_ms: int
+    output_limited: bool = False
+
+
+def _limits(max_file_bytes: int, max_processes: int) -> None:
+    """Set resource limits in the child before exec."""
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_bytes, max_file_bytes))
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    with contextlib.suppress(ValueError, OSError):
+        soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
+        cap = max_processes if hard == resource.RLIM_INFINITY else min(max_processes, hard)
+        resource.setrlimit(resource.RLIMIT_NPROC, (cap, cap))
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+async def run_process(
+    command: str,
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout: float,
+    output_cap: int,
+    sandbox: Sandbox | None = None,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    max_processes: int = DEFAULT_MAX_PROCESSES,
+) -> ProcessResult:
+    """Run ``command`` with ``bash -c`` and return its exit code and capped output.
+
+    stdout and stderr are merged. Output beyond ``output_cap`` bytes keeps its head and
+    tail with a note in between; a command printing more than ``max_output_bytes`` is
+    killed. ``timed_out`` is True when the wall ``timeout`` (seconds) ran out.
+    """
+    argv = ["bash", "-c", command]
+    if sandbox is not None:
+        argv = sandbox.wrap(argv, cwd)
+    start = time.monotonic()
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=str(cwd),
+        env=dict(env),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+        preexec_fn=lambda: _limits(max_file_bytes, max_processes),
+    )
+    buf = HeadTailBuffer(output_cap)
+    limited = False
+
+    async def pump() -> None:
+        nonlocal limited
+        assert proc.stdout is not None
+        while chunk := await proc.stdout.read(65536):
+            buf.feed(chunk)
+            if buf.total > max_output_bytes:
+                limited = True
+                _kill_group(proc.pid)
+                return
+
+    async def finish() -> int:
+        code = await proc.wait()
+        _kill_group(proc.pid)  # background children die with the command
+        return code
+
+    reader = asyncio.ensure_future(pump())
+    timed_out = False
+    code: int | None
+    try:
+        code = await asyncio.wait_for(finish(), timeout)
+    except asyncio.TimeoutError:
+        timed_out = True
+        _kill_group(proc.pid)
+        await proc.wait()
+        code = None
+    except BaseException:
+        _kill_group(proc.pid)
+        reader.cancel()
+        with contextlib.suppress(BaseException):
+            await asyncio.shield(proc.wait())
+        raise
+    try:
+        await asyncio.wait_for(reader, 5)
+    except asyncio.TimeoutError:
+        reader.cancel()
+    if limited:
+        code = None
+    output = buf.text()
+    if limited:
+        output += f"\n[killed: output exceeded {max_output_bytes} bytes]"
+    if timed_out:
+        output += f"\n[killed: timed out after {timeout:g}s]"
+    return ProcessResult(
+        exit_code=code,
+        output=output,
+        timed_out=timed_out,
+        duration_ms=int((time.monotonic() - start) * 1000),
+        output_limited=limited,
+    )

@@ -1,0 +1,149 @@
+"""The scheduler: runs one turn's tool calls (DESIGN §1).
+
+For each call: validate the arguments with the tool's model → policy decision (a
+``tool_call_decision`` event) → execute → cap the output → ``tool_call_response`` event.
+Consecutive read-only calls run concurrently; a call that edits or executes runs alone,
+in the model's order. Every failure (unknown tool, bad arguments, a deny, an exception in
+the tool) becomes a tool error the model reads; none of them ends the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ValidationError
+
+from agentci.context.truncation import truncate_middle
+from agentci.errors import ToolFailure
+from agentci.events.types import ToolCallDecision, ToolCallResponse
+from agentci.policy.rules import PolicyEngine
+from agentci.providers.base import ToolCallPart, ToolResultPart
+from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
+
+Event = ToolCallDecision | ToolCallResponse
+
+
+@dataclass
+class _Prepared:
+    call: ToolCallPart
+    tool: Tool | None = None
+    args: BaseModel | None = None
+    error: str | None = None
+
+
+def _format_validation(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(x) for x in err["loc"]) or "arguments"
+        parts.append(f"{loc}: {err['msg']}")
+    return "invalid arguments: " + "; ".join(parts)
+
+
+class ToolBatch:
+    """One turn's calls; iterate it to run them. ``results`` is complete afterwards."""
+
+    def __init__(self, scheduler: Scheduler, calls: list[ToolCallPart]) -> None:
+        self._scheduler = scheduler
+        self._calls = calls
+        self.results: list[ToolResultPart] = []
+
+    def __aiter__(self) -> AsyncIterator[Event]:
+        return self._run()
+
+    async def _run(self) -> AsyncIterator[Event]:
+        s = self._scheduler
+        slots: list[ToolResultPart | None] = [None] * len(self._calls)
+        groups: list[list[int]] = []
+        for i, call in enumerate(self._calls):
+            tool = s.tools.get(call.name)
+            is_read = tool is not None and tool.kind is ToolKind.read
+            if is_read and groups and groups[-1] and _all_read(s, self._calls, groups[-1]):
+                groups[-1].append(i)
+            else:
+                groups.append([i])
+        for group in groups:
+            prepared = [s.prepare(self._calls[i]) for i in group]
+            for p in prepared:
+                if p.error is None:
+                    assert p.tool is not None and p.args is not None
+                    d = s.policy.decide(p.tool, p.args)
+                    yield ToolCallDecision(
+                        call_id=p.call.id,
+                        name=p.call.name,
+                        decision=d.decision,
+                        rule=d.rule,
+                        reason=d.reason,
+                    )
+                    if not d.allowed:
+                        p.error = f"denied by policy ({d.rule}): {d.reason}"
+            outcomes = await asyncio.gather(*(s.execute(p) for p in prepared))
+            for i, p, (result, ms) in zip(group, prepared, outcomes, strict=True):
+                output = truncate_middle(result.output, s.ctx.output_cap_chars)
+                slots[i] = ToolResultPart(
+                    id=p.call.id, name=p.call.name, output=output, error=result.error
+                )
+                yield ToolCallResponse(
+                    call_id=p.call.id,
+                    name=p.call.name,
+                    ok=result.ok,
+                    output=output,
+                    error=result.error,
+                    duration_ms=ms,
+                    exit_code=result.exit_code,
+                )
+        self.results = [r for r in slots if r is not None]
+
+
+def _all_read(s: Scheduler, calls: list[ToolCallPart], idx: list[int]) -> bool:
+    return all(
+        (t := s.tools.get(calls[i].name)) is not None and t.kind is ToolKind.read for i in idx
+    )
+
+
+class Scheduler:
+    """Runs tool calls for one task with its tools, policy and context."""
+
+    def __init__(self, tools: Mapping[str, Tool], policy: PolicyEngine, ctx: ToolContext) -> None:
+        self.tools = dict(tools)
+        self.policy = policy
+        self.ctx = ctx
+
+    def batch(self, calls: list[ToolCallPart]) -> ToolBatch:
+        """The calls of one model turn, to be iterated."""
+        return ToolBatch(self, calls)
+
+    def prepare(self, call: ToolCallPart) -> _Prepared:
+        """Find the tool and validate the arguments."""
+        tool = self.tools.get(call.name)
+        if tool is None:
+            known = ", ".join(sorted(self.tools))
+            return _Prepared(call, error=f"unknown tool {call.name!r}; available: {known}")
+        try:
+            args = tool.Args.model_validate(call.args or {})
+        except ValidationError as exc:
+            return _Prepared(call, tool=tool, error=_format_validation(exc))
+        return _Prepared(call, tool=tool, args=args)
+
+    async def execute(self, p: _Prepared) -> tuple[ToolResult, int]:
+        """Run a prepared call; never raises except for cancellation."""
+        start = time.monotonic()
+        if p.error is not None:
+            return ToolResult(error=p.error), 0
+        assert p.tool is not None and p.args is not None
+        try:
+            if p.tool.kind is ToolKind.execute:
+                result = await p.tool.run(p.args, self.ctx)
+            else:
+                result = await asyncio.wait_for(
+                    p.tool.run(p.args, self.ctx), self.ctx.timeout_seconds
+                )
+        except ToolFailure as exc:
+            result = ToolResult(error=str(exc))
+        except asyncio.TimeoutError:
+            result = ToolResult(error=f"timed out after {self.ctx.timeout_seconds:g}s")
+        except Exception as exc:  # a tool bug must not end the run
+            result = ToolResult(error=f"{type(exc).__name__}: {exc}")
+        return result, int((time.monotonic() - start) * 1000)

@@ -1,0 +1,75 @@
+"""``run_shell_command``: one bash command in the workspace (DESIGN §4).
+
+The command runs in its own process group (in the bubblewrap sandbox when the task has
+one), with stdin from /dev/null, the allowlisted environment, a wall timeout and capped
+output. A non-zero exit is a successful tool result that shows the exit code; only a
+timeout or a failure to start is a tool error.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentci.errors import ToolFailure
+from agentci.policy.paths import resolve
+from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
+from agentci.tools.process import run_process
+
+
+class RunShellCommand(Tool):
+    """Run a shell command."""
+
+    name = "run_shell_command"
+    kind = ToolKind.execute
+    description = (
+        "Run a bash command in the workspace and return its exit code and output (stdout "
+        "and stderr merged, long output cut in the middle). No input is available; "
+        "interactive programs get end-of-file. Background processes are killed when the "
+        "command ends."
+    )
+
+    class Args(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+
+        command: str = Field(description="The bash command to run.")
+        description: str | None = Field(
+            default=None, description="A short note on what the command is for."
+        )
+        dir_path: str | None = Field(
+            default=None, description="Directory to run in, relative to the workspace root."
+        )
+        timeout_seconds: float | None = Field(
+            default=None, gt=0, description="Wall-clock limit; the task's limit still applies."
+        )
+
+    async def run(self, args: Args, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+        cwd = resolve(ctx.workspace, args.dir_path or ".")
+        if not cwd.real.is_dir():
+            raise ToolFailure(f"{args.dir_path} is not a directory")
+        timeout = ctx.timeout_seconds
+        if args.timeout_seconds:
+            timeout = min(timeout, args.timeout_seconds)
+        try:
+            res = await run_process(
+                args.command,
+                cwd=cwd.real,
+                env=ctx.env,
+                timeout=timeout,
+                output_cap=ctx.output_cap_chars,
+                sandbox=ctx.sandbox,
+            )
+        except OSError as exc:
+            raise ToolFailure(f"could not start the command: {exc}") from None
+        head = f"Command: {args.command}\nDirectory: {cwd.rel}\n"
+        if res.timed_out:
+            return ToolResult(
+                output=head + f"Output:\n{res.output}",
+                error=f"the command timed out after {timeout:g}s and was killed",
+            )
+        if res.output_limited:
+            return ToolResult(
+                output=head + f"Output:\n{res.output}",
+                error="the command printed too much output and was killed",
+            )
+        body = head + f"Exit code: {res.exit_code}\nOutput:\n{res.output or '(no output)'}"
+        return ToolResult(output=body, exit_code=res.exit_code)
