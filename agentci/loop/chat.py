@@ -1,29 +1,232 @@
-"""The provider call of one turn, with retry and fallback.
+"""The provider call of one turn, with retries, corrective retries and model fallback.
 
-:meth:`Chat.stream` yields the provider's :class:`ModelChunk` objects, and events the turn
-passes on. A :class:`~agentci.events.types.Retry` event means: everything streamed so far
-in this turn is discarded, the call starts again.
+:meth:`Chat.stream` yields the provider's :class:`ModelChunk` objects and a few events. The
+protocol with the Turn:
+
+* A :class:`~agentci.events.types.Retry` event means: **everything streamed so far in this
+  call is discarded**, the call starts again (after ``delay_seconds``).
+* Text and thoughts stream through as they arrive. Function calls are held back until the
+  answer is known to be complete and usable; they come in the last chunk, together with the
+  finish reason. So a cut stream, a malformed answer or a MAX_TOKENS in the middle of a call
+  never leads to a tool being executed (or executed twice).
+* :class:`~agentci.events.types.InvalidStream` is yielded when an answer was unusable
+  (empty, thoughts only, no finish reason, MALFORMED_FUNCTION_CALL, ...); the call is then
+  retried (a Retry event follows) with a nudge appended to the last user message of a *copy*
+  of the request, at most :data:`MAX_CORRECTIVE_RETRIES` times, then ProviderFailed.
+* :class:`~agentci.events.types.ModelFallback` is yielded when the chat switches to the next
+  model of ``model.fallback`` (quota exhausted, or retries spent); ``Chat.model`` stays on it.
+
+Errors raised: :class:`~agentci.errors.Blocked` (content or prompt blocked) and
+:class:`~agentci.errors.ProviderFailed` (auth, bad request, retries spent, quota without a
+fallback). Transient faults (429, 408, 5xx, connection errors, timeouts, cut or malformed
+streams) are retried with exponential backoff and jitter (tenacity's ``wait_exponential_jitter``);
+a server-suggested delay is honoured up to ``retry.max_delay_seconds``.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
+from typing import Any
 
-from agentci.events.types import Event
-from agentci.providers.base import ModelChunk, ModelRequest, Provider
+from tenacity import RetryCallState, wait_exponential_jitter
+
+from agentci.errors import Blocked, ProviderFailed
+from agentci.events.types import Event, InvalidStream, ModelFallback, Retry
+from agentci.providers.base import (
+    Message,
+    ModelChunk,
+    ModelRequest,
+    Provider,
+    TextPart,
+    ToolCallPart,
+    TransientProviderError,
+)
+from agentci.providers.faults import QuotaExhausted
+from agentci.providers.finish import NUDGES, Outcome, classify
 from agentci.recipe.schema import ModelConfig
+
+MAX_CORRECTIVE_RETRIES = 2
+
+
+class _Unusable(Exception):
+    """An answer that arrived whole but cannot be used (retried with a nudge)."""
+
+    def __init__(self, reason: str, nudge: str) -> None:
+        self.reason = reason
+        self.nudge = nudge
+        super().__init__(reason)
 
 
 class Chat:
     """Calls the provider for the current model (sticky after a fallback)."""
 
-    def __init__(self, provider: Provider, model: ModelConfig) -> None:
+    def __init__(
+        self,
+        provider: Provider,
+        model: ModelConfig,
+        *,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+    ) -> None:
         self.provider = provider
         self.config = model
         self.model = model.name
+        self._fallbacks = list(model.fallback)
+        self._sleep = sleep
+        retry = model.retry
+        self._wait = wait_exponential_jitter(
+            initial=retry.initial_delay_seconds,
+            max=retry.max_delay_seconds,
+            jitter=retry.initial_delay_seconds,
+        )
+
+    # ---------------------------------------------------------------- policy
+
+    def backoff(self, attempt: int, suggested: float | None = None) -> float:
+        """Delay before retry ``attempt + 1``: the server's suggestion (capped) or backoff."""
+        cap = self.config.retry.max_delay_seconds
+        if suggested is not None:
+            return min(max(suggested, 0.0), cap)
+        state = RetryCallState(None, None, (), {})  # type: ignore[arg-type]
+        state.attempt_number = attempt
+        return min(self._wait(state), cap)
+
+    def _next_model(self, reason: str) -> ModelFallback | None:
+        if not self._fallbacks:
+            return None
+        old, self.model = self.model, self._fallbacks.pop(0)
+        return ModelFallback(from_model=old, to_model=self.model, reason=reason)
+
+    def _for_model(self, req: ModelRequest) -> ModelRequest:
+        """The request for the current model; unset settings come from the recipe."""
+        cfg = self.config
+        return replace(
+            req,
+            model=self.model,
+            temperature=cfg.temperature if req.temperature is None else req.temperature,
+            max_output_tokens=(
+                cfg.max_output_tokens if req.max_output_tokens is None else req.max_output_tokens
+            ),
+            thinking_budget=(
+                cfg.thinking_budget if req.thinking_budget is None else req.thinking_budget
+            ),
+        )
+
+    # ---------------------------------------------------------------- the call
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk | Event]:
-        """Stream one model call for ``request`` with the current model."""
-        async for chunk in self.provider.stream(replace(request, model=self.model)):
-            yield chunk
+        """Stream one model call for ``request`` with the current model (see module doc)."""
+        attempts = self.config.retry.attempts
+        attempt = 0
+        corrective = 0
+        req = request
+        while True:
+            attempt += 1
+            try:
+                async for item in self._attempt(self._for_model(req)):
+                    yield item
+                return
+            except QuotaExhausted as e:
+                switch = self._next_model(f"quota exhausted: {e}")
+                if switch is None:
+                    raise ProviderFailed(f"{self.model}: quota exhausted: {e}") from e
+                yield Retry(attempt=attempt + 1, reason=str(e), delay_seconds=0.0)
+                yield switch
+                attempt = 0
+            except TransientProviderError as e:
+                if attempt >= attempts:
+                    switch = self._next_model(f"{attempt} failed attempts: {e}")
+                    if switch is None:
+                        raise ProviderFailed(
+                            f"{self.model}: giving up after {attempt} attempts: {e}"
+                        ) from e
+                    yield Retry(attempt=attempt + 1, reason=str(e), delay_seconds=0.0)
+                    yield switch
+                    attempt = 0
+                    continue
+                delay = self.backoff(attempt, e.retry_after)
+                yield Retry(attempt=attempt + 1, reason=str(e), delay_seconds=round(delay, 3))
+                await self._sleep(delay)
+            except _Unusable as e:
+                corrective += 1
+                yield InvalidStream(reason=e.reason, attempt=corrective)
+                if corrective > MAX_CORRECTIVE_RETRIES:
+                    raise ProviderFailed(
+                        f"{self.model}: no usable answer after {corrective} tries: {e.reason}"
+                    ) from e
+                yield Retry(
+                    attempt=attempt + 1, reason=f"invalid stream: {e.reason}", delay_seconds=0.0
+                )
+                req = with_nudge(request, e.nudge)
+
+    async def _attempt(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
+        """One try: stream text through, hold calls back, judge the end."""
+        held: list[ToolCallPart] = []
+        finish: str | None = None
+        last_version: str | None = None
+        has_text = False
+        async for chunk in self._timed(self.provider.stream(request)):
+            if chunk.block_reason:
+                raise Blocked(f"the prompt was blocked ({chunk.block_reason})")
+            if chunk.finish_reason is not None:
+                finish = chunk.finish_reason
+            last_version = chunk.model_version or last_version
+            calls = [p for p in chunk.parts if isinstance(p, ToolCallPart)]
+            held.extend(calls)
+            has_text = has_text or any(
+                isinstance(p, TextPart) and not p.thought and p.text.strip() for p in chunk.parts
+            )
+            if calls:
+                chunk = replace(chunk, parts=[p for p in chunk.parts if p not in calls])
+            chunk = replace(chunk, finish_reason=None)
+            if chunk.parts or chunk.usage is not None or chunk.model_version:
+                yield chunk
+        outcome = classify(finish)
+        if outcome is Outcome.BLOCKED:
+            raise Blocked(f"the model's output was blocked ({finish})")
+        if outcome is Outcome.TRUNCATED and held:
+            raise _Unusable("MAX_TOKENS in the middle of a function call", NUDGES["truncated"])
+        if outcome in (Outcome.INVALID, Outcome.CONTINUE):
+            reason = (
+                f"finish reason {finish}" if finish else "the stream ended without a finish reason"
+            )
+            raise _Unusable(reason, NUDGES["default"])
+        if not held and not has_text:
+            raise _Unusable("empty reply (no text, no function call)", NUDGES["default"])
+        yield ModelChunk(parts=list(held), finish_reason=finish, model_version=last_version)
+
+    async def _timed(self, stream: AsyncIterator[ModelChunk]) -> AsyncIterator[ModelChunk]:
+        """The provider's stream with a first-chunk and an inactivity timeout."""
+        retry = self.config.retry
+        first = True
+        it = aiter(stream)
+        try:
+            while True:
+                timeout = (
+                    retry.request_timeout_seconds if first else retry.stream_idle_timeout_seconds
+                )
+                try:
+                    chunk = await asyncio.wait_for(anext(it), timeout)
+                except StopAsyncIteration:
+                    return
+                except asyncio.TimeoutError as e:
+                    what = "sent nothing" if first else "stalled"
+                    raise TransientProviderError(f"model stream {what} for {timeout:g}s") from e
+                first = False
+                yield chunk
+        finally:
+            aclose = getattr(it, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+
+def with_nudge(request: ModelRequest, nudge: str) -> ModelRequest:
+    """A copy of ``request`` whose last user message ends with ``nudge`` (the original is kept)."""
+    messages = list(request.messages)
+    if messages and messages[-1].role == "user":
+        last = messages[-1]
+        messages[-1] = Message("user", [*last.parts, TextPart(nudge)])
+    else:
+        messages.append(Message("user", [TextPart(nudge)]))
+    return replace(request, messages=messages)

@@ -1,0 +1,16 @@
+"""Fixtures for provider tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from agentci.testing.fake_gemini import FakeGemini
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeGemini]:
+    """A running fake Gemini server with an empty script (``fake.add(...)`` turns)."""
+    with FakeGemini() as server:
+        yield server

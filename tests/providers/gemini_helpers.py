@@ -1,0 +1,96 @@
+"""Helpers for provider tests: a Chat over the real SDK against fake_gemini (imported by
+tests in this folder; pytest puts the folder on sys.path)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentci.loop.chat import Chat
+from agentci.providers.base import Message, ModelChunk, ModelRequest, TextPart, ToolSpec
+from agentci.providers.gemini import GeminiProvider
+from agentci.recipe.schema import ModelConfig, RetryConfig
+from agentci.testing.fake_gemini import FakeGemini
+
+FAST_RETRY = RetryConfig(
+    attempts=3,
+    initial_delay_seconds=0.01,
+    max_delay_seconds=0.05,
+    request_timeout_seconds=5,
+    stream_idle_timeout_seconds=0.5,
+)
+TOOLS = [
+    ToolSpec(
+        "read_file",
+        "Read a file",
+        {
+            "type": "object",
+            "properties": {"file_path": {"type": "string"}},
+            "required": ["file_path"],
+        },
+    )
+]
+
+
+def model_config(**kw: Any) -> ModelConfig:
+    kw.setdefault("name", "gemini-2.5-flash")
+    kw.setdefault("retry", FAST_RETRY)
+    return ModelConfig(**kw)
+
+
+def make_chat(fake: FakeGemini, **kw: Any) -> Chat:
+    cfg = model_config(**kw)
+    return Chat(GeminiProvider.from_config(cfg, fake.env()), cfg, sleep=Sleeps())
+
+
+def request(*texts: str, messages: list[Message] | None = None) -> ModelRequest:
+    msgs = messages if messages is not None else [Message("user", [TextPart(t)]) for t in texts]
+    return ModelRequest("ignored", "You are a test.", msgs, TOOLS)
+
+
+@dataclass
+class Sleeps:
+    """An injected sleep that records the delays and does not wait."""
+
+    delays: list[float] = field(default_factory=list)
+
+    async def __call__(self, seconds: float) -> None:
+        self.delays.append(seconds)
+
+
+@dataclass
+class Result:
+    items: list[Any]
+    error: BaseException | None
+
+    @property
+    def chunks(self) -> list[ModelChunk]:
+        return [i for i in self.items if isinstance(i, ModelChunk)]
+
+    def events(self, kind: str) -> list[Any]:
+        return [i for i in self.items if getattr(i, "type", None) == kind]
+
+    def final_parts(self) -> list[Any]:
+        """Parts after the last retry event: what the Turn keeps."""
+        kept: list[Any] = []
+        for i in self.items:
+            if getattr(i, "type", None) == "retry":
+                kept = []
+            elif isinstance(i, ModelChunk):
+                kept.extend(i.parts)
+        return kept
+
+
+def run(chat: Chat, req: ModelRequest) -> Result:
+    items: list[Any] = []
+
+    async def go() -> None:
+        async for item in chat.stream(req):
+            items.append(item)
+
+    try:
+        asyncio.run(go())
+    except Exception as e:  # noqa: BLE001
+        return Result(items, e)
+    return Result(items, None)
