@@ -1,0 +1,127 @@
+"""summary.md: the run in a few lines for humans (also shown on the GitHub job page).
+
+Layout: a heading with the recipe, one status sentence in plain words with the exit code and the
+reason, a table of tasks (status, exit, turns, tool calls, tokens, cost, verify counts), the
+changed files, usage and cost, and the model's final message per task.
+:func:`write_summary` also appends the text to ``$GITHUB_STEP_SUMMARY`` when that is set.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from agentci.outputs.atomic import write_text_atomic
+from agentci.outputs.report import RunReport, TaskReport
+from agentci.outputs.result import changed_files, run_usage
+
+WORDING = {
+    "success": "succeeded",
+    "no_changes": "finished without changing anything",
+    "verify_failed": "failed: verify still fails",
+    "invalid_input": "did not start: invalid input",
+    "budget_exhausted": "stopped: a budget ran out",
+    "loop_detected": "stopped: the model was looping",
+    "blocked": "stopped: blocked",
+    "provider_error": "failed: the model API failed",
+    "internal_error": "failed: internal error in agentci",
+    "cancelled": "cancelled",
+}
+MAX_FILES = 50
+MAX_MESSAGE = 4000
+
+
+def _status(value: object) -> str:
+    return getattr(value, "value", None) or str(value)
+
+
+def _cell(text: object) -> str:
+    s = " ".join(str(text).split())
+    return s.replace("|", "\\|") or " "
+
+
+def _cost(value: float | None) -> str:
+    return "n/a" if value is None else f"${value:.4f}"
+
+
+def _verify(task: TaskReport) -> str:
+    if not task.verify:
+        return "-"
+    last = task.verify[-1]
+    counts = ", ".join(f"{v} {k}" for k, v in sorted(last.counts.items()) if v)
+    return ("passed" if last.passed else "failed") + (f" ({counts})" if counts else "")
+
+
+def _fence(text: str) -> str:
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return fence
+
+
+def render_summary(run: RunReport) -> str:
+    """The summary as markdown."""
+    status = _status(run.status)
+    wording = WORDING.get(status, status)
+    if status == "no_changes" and run.exit_code == 0:
+        wording += " (allowed)"
+    lines = [f"## agentci: {_cell(run.recipe_name or run.recipe)}", ""]
+    line = f"**Run {wording}** (status `{status}`, exit code {run.exit_code})"
+    if run.reason:
+        line += f": {_cell(run.reason)}"
+    lines += [line, ""]
+
+    if run.tasks:
+        lines += [
+            "| task | status | exit | turns | tool calls | tokens | cost | verify |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for t in run.tasks:
+            lines.append(
+                f"| {_cell(t.name)} | {_status(t.status)} | {t.exit_code} | {t.turns} "
+                f"| {t.tool_calls} | {t.usage.total_tokens} | {_cost(t.usage.cost_usd)} "
+                f"| {_cell(_verify(t))} |"
+            )
+        lines.append("")
+
+    files = changed_files(run)
+    lines.append(f"### Changed files ({len(files)})")
+    lines.append("")
+    if files:
+        lines += [f"- `{_cell(f)}`" for f in files[:MAX_FILES]]
+        if len(files) > MAX_FILES:
+            lines.append(f"- … and {len(files) - MAX_FILES} more (see patch.diff)")
+    else:
+        lines.append("None.")
+    lines.append("")
+
+    u = run_usage(run)
+    lines += [
+        "### Usage",
+        "",
+        f"{u.model_calls} model calls, {u.prompt_tokens} prompt + {u.output_tokens} output"
+        f" + {u.thoughts_tokens} thinking tokens ({u.cached_tokens} cached),"
+        f" cost {_cost(u.cost_usd)}, {run.duration_ms / 1000:.1f} s.",
+        "",
+    ]
+
+    for t in run.tasks:
+        if not t.summary:
+            continue
+        title = "Final message" if len(run.tasks) == 1 else f"Final message: {_cell(t.name)}"
+        text = t.summary.strip()
+        if len(text) > MAX_MESSAGE:
+            text = text[:MAX_MESSAGE] + "\n… (cut; full text in result.json)"
+        fence = _fence(text)
+        lines += [f"### {title}", "", f"{fence}text", text, fence, ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def write_summary(path: Path, run: RunReport) -> None:
+    """Write summary.md atomically and append it to ``$GITHUB_STEP_SUMMARY`` when set."""
+    text = render_summary(run)
+    write_text_atomic(Path(path), text)
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if step_summary:
+        with open(step_summary, "a", encoding="utf-8", errors="replace") as fh:
+            fh.write(text + "\n")
