@@ -11,7 +11,8 @@ A cassette is JSONL, one line per model call, in order::
 (camelCase). ``request`` is optional and so is each expectation in it; present ones are
 checked against the live request:
 
-* ``model`` — the model name asked for;
+* ``model`` — the model name asked for (a recipe with ``model.name: replay:FILE`` asks for
+  ``replay:FILE`` itself, which matches any recorded name; a fallback model must match);
 * ``contents`` — the number of messages in the request;
 * ``function_responses`` — names of the tool results in the request's last message, in order.
 
@@ -113,7 +114,8 @@ class ReplayProvider:
 
     @staticmethod
     def _check(expect: CassetteRequest, request: ModelRequest, where: str) -> None:
-        if expect.model is not None and expect.model != request.model:
+        asked = request.model
+        if expect.model is not None and expect.model != asked and not asked.startswith("replay:"):
             raise ProviderFailed(
                 f"{where}: expected model {expect.model!r}, the request asks {request.model!r}"
             )
