@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
 from pathlib import Path
 
@@ -37,9 +38,25 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` as UTF-8 (lone surrogates kept as the bytes they stand for), atomically."""
-    write_bytes_atomic(path, text.encode("utf-8", "surrogateescape"))
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_NON_ESCAPE_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+
+
+def encode_text(text: str, *, keep_bytes: bool = False) -> bytes:
+    """``text`` as UTF-8 that never fails.
+
+    Lone surrogates become U+FFFD, except with ``keep_bytes``: then ``surrogateescape`` ones
+    (U+DC80..U+DCFF, from decoding non-UTF-8 bytes) turn back into the bytes they stand for, so a
+    patch of a Latin-1 file is written exactly.
+    """
+    if keep_bytes:
+        return _NON_ESCAPE_SURROGATE.sub("\ufffd", text).encode("utf-8", "surrogateescape")
+    return _SURROGATE.sub("\ufffd", text).encode("utf-8")
+
+
+def write_text_atomic(path: Path, text: str, *, keep_bytes: bool = False) -> None:
+    """Write ``text`` atomically as UTF-8 (see :func:`encode_text` for ``keep_bytes``)."""
+    write_bytes_atomic(path, encode_text(text, keep_bytes=keep_bytes))
 
 
 def is_temp_file(path: Path) -> bool:

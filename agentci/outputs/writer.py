@@ -1,0 +1,161 @@
+"""Write every output file of a run (DESIGN §7), redacted, atomically, without ever raising.
+
+Layout of ``out_dir``::
+
+    events.jsonl   (written by the event sink, not here)
+    patch.diff     one task: its patch (empty file when nothing changed)
+    tasks/<name>/patch.diff   several tasks: one patch per task instead
+    junit.xml  result.json  summary.md
+
+Everything passes through the :class:`~agentci.outputs.redact.Redactor` first — the report's
+strings (so secrets are caught before XML/JSON escaping could hide them) and each file's final
+text, the patch included (a redacted patch may no longer apply where a secret was in a context
+line; leaking it would be worse). A writer that fails for any reason is logged and replaced by a
+minimal file, and the other outputs are still written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import logging
+import os
+import re
+import sys
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from pathlib import Path
+
+from agentci.events.types import VerifyResult
+from agentci.outputs.atomic import write_text_atomic
+from agentci.outputs.junit import render_junit
+from agentci.outputs.redact import Redactor
+from agentci.outputs.report import RunReport, TaskReport
+from agentci.outputs.result import dumps, result_dict
+from agentci.outputs.summary import render_summary
+
+log = logging.getLogger("agentci.outputs")
+
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def task_dir_name(name: str) -> str:
+    """A task name made safe as one folder name."""
+    safe = _SAFE_NAME.sub("_", name)
+    return "_" + safe if not safe or safe.startswith(".") else safe
+
+
+def redact_report(run: RunReport, redactor: Redactor) -> RunReport:
+    """A copy of ``run`` with every string redacted."""
+    r = redactor.redact
+
+    def task(t: TaskReport) -> TaskReport:
+        verify = [
+            VerifyResult.model_validate(redactor.redact_obj(v.model_dump())) for v in t.verify
+        ]
+        return dataclasses.replace(
+            t, name=r(t.name), reason=r(t.reason), summary=r(t.summary), model=r(t.model),
+            changed_files=[r(f) for f in t.changed_files], verify=verify,
+            extra=redactor.redact_obj(t.extra),
+        )  # fmt: skip
+
+    return dataclasses.replace(
+        run, run_id=r(run.run_id), recipe=r(run.recipe), recipe_name=r(run.recipe_name),
+        reason=r(run.reason), tasks=[task(t) for t in run.tasks],
+    )  # fmt: skip
+
+
+def _safely(
+    what: str,
+    path: Path,
+    render: Callable[[], str],
+    fallback: str,
+    rd: Redactor,
+    check: Callable[[str], object] | None = None,
+    keep_bytes: bool = False,
+) -> None:
+    """Render, redact the final text, write atomically; fall back instead of raising.
+
+    ``check`` parses the result (JSON, XML): if the final redaction pass broke the syntax (a
+    secret value that looks like markup), the text redacted at the data level is written instead.
+    """
+    try:
+        raw = render()
+        text = rd.redact(raw)
+        if check is not None and text != raw:
+            try:
+                check(text)
+            except Exception:
+                text = raw
+    except Exception as exc:  # never let one odd output stop the others
+        log.exception("could not render %s", what)
+        _warn(f"agentci: could not write {what} ({type(exc).__name__}); writing a minimal file")
+        text = fallback
+    try:
+        write_text_atomic(path, text, keep_bytes=keep_bytes)
+    except Exception as exc:
+        log.exception("could not write %s", path)
+        _warn(f"agentci: could not write {path}: {exc}")
+
+
+def _warn(line: str) -> None:
+    with contextlib.suppress(Exception):  # stderr closed: nothing left to tell
+        print(line, file=sys.stderr)
+
+
+def write_outputs(
+    out_dir: Path, run: RunReport, patches: dict[str, str], redactor: Redactor
+) -> None:
+    """Write patch(es), junit.xml, result.json and summary.md into ``out_dir``. Never raises."""
+    out_dir = Path(out_dir)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        safe_run = redact_report(run, redactor)
+    except Exception as exc:
+        log.exception("could not prepare outputs")
+        _warn(f"agentci: could not prepare outputs in {out_dir}: {exc}")
+        safe_run = dataclasses.replace(run, tasks=[], reason=redactor.redact(str(run.reason)))
+
+    names = [t.name for t in run.tasks] or list(patches)
+    if len(names) <= 1:
+        patch = patches.get(names[0], "") if names else ""
+        _safely("patch.diff", out_dir / "patch.diff", lambda: patch, "", redactor, keep_bytes=True)
+    else:
+        for name in names:
+            target = out_dir / "tasks" / task_dir_name(name) / "patch.diff"
+            text = patches.get(name, "")
+            _safely(
+                f"patch.diff of {name}", target, lambda t=text: t, "", redactor, keep_bytes=True
+            )
+
+    status = getattr(run.status, "value", str(run.status))
+    minimal_xml = (
+        '<?xml version="1.0" encoding="utf-8"?>\n<testsuites><testsuite name="agentci" tests="1">'
+        f'<testcase name="agent"><error type="{status}" message="{status}"/></testcase>'
+        "</testsuite></testsuites>\n"
+    )
+    if run.exit_code == 0:
+        minimal_xml = minimal_xml.replace(f'<error type="{status}" message="{status}"/>', "")
+    _safely("junit.xml", out_dir / "junit.xml", lambda: render_junit(safe_run), minimal_xml,
+            redactor, lambda t: ET.fromstring(t.encode("utf-8")))  # fmt: skip
+    minimal_json = dumps({"status": status, "exit_code": run.exit_code, "run_id": run.run_id})
+    _safely("result.json", out_dir / "result.json",
+            lambda: dumps(redactor.redact_obj(result_dict(safe_run))), minimal_json, redactor,
+            json.loads)  # fmt: skip
+    minimal_md = f"## agentci\n\nstatus `{status}`, exit code {run.exit_code}\n"
+    _safely("summary.md", out_dir / "summary.md", lambda: render_summary(safe_run), minimal_md,
+            redactor)  # fmt: skip
+    _append_step_summary(out_dir / "summary.md")
+
+
+def _append_step_summary(summary: Path) -> None:
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not target:
+        return
+    try:
+        text = summary.read_text(encoding="utf-8", errors="replace")
+        with open(target, "a", encoding="utf-8", errors="replace") as fh:
+            fh.write(text + "\n")
+    except Exception as exc:
+        _warn(f"agentci: could not append to GITHUB_STEP_SUMMARY: {exc}")
