@@ -53,6 +53,8 @@ SIMPLE = frozenset(
         "env",
         "type",
         "comm",
+        "exit",
+        ":",
     }
 )
 GIT_READ = frozenset(

@@ -107,8 +107,14 @@ async def run_process(
                 return
 
     async def finish() -> int:
+        # asyncio's wait() also waits for the pipe to close, which a background child
+        # keeps open; so watch the exit code and end the group as soon as bash exits.
+        while proc.returncode is None and not reader.done():
+            await asyncio.wait({reader}, timeout=0.05)
+        if proc.returncode is not None:
+            _kill_group(proc.pid)  # background children die with the command
         code = await proc.wait()
-        _kill_group(proc.pid)  # background children die with the command
+        _kill_group(proc.pid)
         return code
 
     reader = asyncio.ensure_future(pump())

@@ -1,0 +1,109 @@
+"""read_file, list_directory, write_file and replace on real temporary git repos."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tool_harness import Harness
+
+
+def test_read_file_whole_and_range(h: Harness) -> None:
+    assert (
+        h.call("read_file", file_path="src/app.py").output == "def add(a, b):\n    return a - b\n"
+    )
+    part = h.call("read_file", file_path="src/app.py", start_line=2, end_line=2)
+    assert "return a - b" in part.output and "def add" not in part.output
+    assert "showing lines 2-2 of 2" in part.output
+
+
+def test_read_file_caps_lines_and_marks_truncation(h: Harness, ws: Path) -> None:
+    (ws / "big.txt").write_text("".join(f"line {i}\n" for i in range(5000)))
+    out = h.call("read_file", file_path="big.txt").output
+    assert "[truncated: showing lines 1-2000 of 5000" in out
+    assert "line 1999\n" in out and "line 2000\n" not in out
+
+
+def test_read_file_binary_and_missing(h: Harness, ws: Path) -> None:
+    (ws / "b.bin").write_bytes(b"\x00\x01\x02" * 10)
+    assert "binary file" in h.call("read_file", file_path="b.bin").output
+    assert "not found" in (h.call("read_file", file_path="nope.txt").error or "")
+
+
+def test_paths_outside_are_refused(h: Harness, ws: Path, tmp_path: Path) -> None:
+    sibling = tmp_path / "repo-other"  # shares the workspace's name as a prefix
+    sibling.mkdir()
+    (sibling / "secret").write_text("s3cret")
+    (ws / "link").symlink_to(sibling / "secret")
+    for p in ["../repo-other/secret", str(sibling / "secret"), "link", "/etc/passwd"]:
+        res = h.call("read_file", file_path=p)
+        assert res.error and "outside the workspace" in res.error, p
+        assert "s3cret" not in res.output
+
+
+def test_absolute_path_inside_workspace_is_fine(h: Harness, ws: Path) -> None:
+    assert "install" in h.call("read_file", file_path=str(ws / "README.md")).output
+
+
+def test_list_directory(h: Harness, ws: Path) -> None:
+    out = h.call("list_directory", dir_path=".").output.splitlines()
+    assert out[0] == "src/" and "README.md" in out and ".git/" not in out
+    assert "README.md" not in h.call("list_directory", dir_path=".", ignore=["*.md"]).output
+
+
+def test_write_file_creates_dirs_atomically_and_keeps_mode(h: Harness, ws: Path) -> None:
+    res = h.call("write_file", file_path="new/dir/x.py", content="print(1)\n")
+    assert res.error is None and (ws / "new/dir/x.py").read_text() == "print(1)\n"
+    script = ws / "run.sh"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    h.call("write_file", file_path="run.sh", content="#!/bin/sh\necho hi\n")
+    assert os.stat(script).st_mode & 0o777 == 0o755
+    assert not [p for p in ws.rglob(".agentci-tmp-*")]
+
+
+def test_replace_unique_missing_and_ambiguous(h: Harness, ws: Path) -> None:
+    ok = h.call("replace", file_path="src/app.py", old_string="a - b", new_string="a + b")
+    assert ok.error is None and "a + b" in (ws / "src/app.py").read_text()
+    missing = h.call("replace", file_path="src/app.py", old_string="nothing", new_string="x")
+    assert "not found" in (missing.error or "")
+    (ws / "dup.txt").write_text("x = 1\nx = 1\n")
+    amb = h.call("replace", file_path="dup.txt", old_string="x = 1", new_string="x = 2")
+    assert "occurs 2 times" in (amb.error or "")
+    assert (ws / "dup.txt").read_text() == "x = 1\nx = 1\n"
+    many = h.call(
+        "replace", file_path="dup.txt", old_string="x = 1", new_string="x = 2", allow_multiple=True
+    )
+    assert many.error is None and (ws / "dup.txt").read_text() == "x = 2\nx = 2\n"
+
+
+def test_replace_keeps_crlf(h: Harness, ws: Path) -> None:
+    (ws / "win.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
+    res = h.call("replace", file_path="win.txt", old_string="one\ntwo", new_string="1\n2")
+    assert res.error is None
+    assert (ws / "win.txt").read_bytes() == b"1\r\n2\r\nthree\r\n"
+
+
+def test_replace_empty_old_string_creates_a_file(h: Harness, ws: Path) -> None:
+    assert h.call("replace", file_path="n.txt", old_string="", new_string="hi").error is None
+    assert (ws / "n.txt").read_text() == "hi"
+    assert "file exists" in (
+        h.call("replace", file_path="n.txt", old_string="", new_string="x").error or ""
+    )
+
+
+def test_tools_refuse_protected_paths_themselves(ws: Path) -> None:
+    """Even called without the policy, write_file will not touch .git/."""
+    import asyncio
+
+    import pytest
+
+    from agentci.errors import ToolFailure
+    from agentci.tools.base import ToolContext
+    from agentci.tools.files import WriteFile
+
+    tool = WriteFile()
+    before = (ws / ".git/config").read_text()
+    with pytest.raises(ToolFailure, match="protected"):
+        asyncio.run(tool.run(tool.Args(file_path=".git/config", content="x"), ToolContext(ws)))
+    assert (ws / ".git/config").read_text() == before
