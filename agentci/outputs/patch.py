@@ -153,6 +153,10 @@ def capture_baseline(workspace: Path, *, exclude: tuple[str, ...] = DEFAULT_EXCL
     git_dir = Path(tempfile.mkdtemp(prefix="agentci-baseline-"))
     try:
         repo = _find_repo(workspace)
+        if repo is not None and workspace != Path(repo.working_tree_dir).resolve():
+            rel = workspace.relative_to(Path(repo.working_tree_dir).resolve()).as_posix()
+            if repo.ignored(rel + "/"):  # e.g. a workspace under build/: snapshot it on its own
+                repo = None
         repo_root = Path(repo.working_tree_dir).resolve() if repo else None
         work_tree = repo_root if repo_root else workspace
         prefix = workspace.relative_to(work_tree).as_posix() if repo_root else ""

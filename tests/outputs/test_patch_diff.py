@@ -199,3 +199,14 @@ def test_gc_in_user_repo_does_not_break_baseline(tmp_path: Path) -> None:
 def test_missing_workspace(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput, match="nope"):
         capture_baseline(tmp_path / "nope")
+
+
+def test_workspace_in_ignored_subfolder(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    ws = repo / "ignored" / "ws"
+    ws.mkdir(parents=True)
+    (ws / "f.txt").write_text("a\n")
+    base = capture_baseline(ws)
+    (ws / "f.txt").write_text("b\n")
+    assert changed_files(base) == ["f.txt"]
+    assert "+b" in diff_since(base)
