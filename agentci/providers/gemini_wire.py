@@ -2,9 +2,9 @@
 
 Two directions:
 
-* requests: :func:`message_to_content` (one SDK ``Content`` per message, cached by
-  :class:`ContentCache` so a long history is not rebuilt on every call), :func:`tools_to_sdk`,
-  :func:`message_to_json` (the REST JSON, camelCase, used by cassettes);
+* requests: :func:`message_to_json` (REST JSON, camelCase; cached per message by
+  :class:`ContentCache` so a long history is not rebuilt on every call), :func:`request_body`
+  (the whole REST body), :func:`tools_to_sdk` (SDK objects, for the SDK's public path);
 * responses: :class:`StreamDecoder` turns each streamed ``GenerateContentResponse`` into a
   :class:`~agentci.providers.base.ModelChunk`, keeping function call ids and
   ``thoughtSignature`` (as base64 text, sent back unchanged), usage, finish and block reasons.
@@ -24,6 +24,7 @@ from agentci.providers.base import (
     ChunkUsage,
     Message,
     ModelChunk,
+    ModelRequest,
     Part,
     TextPart,
     ToolCallPart,
@@ -98,13 +99,6 @@ def tool_to_json(spec: ToolSpec) -> dict[str, Any]:
 # ---------------------------------------------------------------- requests: SDK objects
 
 
-def message_to_content(message: Message) -> types.Content:
-    """A message as an SDK ``Content`` (validated once; reuse it via :class:`ContentCache`)."""
-    from google.genai import types
-
-    return types.Content.model_validate(message_to_json(message))
-
-
 def tools_to_sdk(tools: list[ToolSpec]) -> list[types.Tool]:
     """Tool specs as one SDK ``Tool`` holding every function declaration."""
     from google.genai import types
@@ -121,22 +115,22 @@ def tools_to_sdk(tools: list[ToolSpec]) -> list[types.Tool]:
 
 
 class ContentCache:
-    """SDK ``Content`` objects per message, built once and reused while the message lives.
+    """Wire JSON per message, built once and reused while the message lives.
 
     A message is looked up by identity; a message whose part count changed since it was
     converted is converted again. Entries disappear with their messages.
     """
 
     def __init__(self) -> None:
-        self._entries: dict[int, tuple[weakref.ref[Message], int, types.Content]] = {}
+        self._entries: dict[int, tuple[weakref.ref[Message], int, dict[str, Any]]] = {}
         self.conversions = 0
 
-    def get(self, message: Message) -> types.Content:
+    def get(self, message: Message) -> dict[str, Any]:
         key = id(message)
         entry = self._entries.get(key)
         if entry is not None and entry[0]() is message and entry[1] == len(message.parts):
             return entry[2]
-        content = message_to_content(message)
+        content = message_to_json(message)
         self.conversions += 1
         self._entries[key] = (weakref.ref(message, self._drop(key)), len(message.parts), content)
         return content
@@ -149,8 +143,30 @@ class ContentCache:
 
         return drop
 
-    def contents(self, messages: list[Message]) -> list[types.Content]:
+    def contents(self, messages: list[Message]) -> list[dict[str, Any]]:
         return [self.get(m) for m in messages]
+
+
+def request_body(request: ModelRequest, contents: list[dict[str, Any]]) -> dict[str, Any]:
+    """The REST body of a ``generateContent`` call (camelCase), around ready ``contents``."""
+    body: dict[str, Any] = {"contents": contents}
+    if request.system:
+        body["systemInstruction"] = {"role": "user", "parts": [{"text": request.system}]}
+    if request.tools:
+        body["tools"] = [{"functionDeclarations": [tool_to_json(t) for t in request.tools]}]
+    gen: dict[str, Any] = {}
+    if request.temperature is not None:
+        gen["temperature"] = request.temperature
+    if request.max_output_tokens is not None:
+        gen["maxOutputTokens"] = request.max_output_tokens
+    if request.thinking_budget is not None:
+        gen["thinkingConfig"] = {
+            "thinkingBudget": request.thinking_budget,
+            "includeThoughts": request.thinking_budget != 0,
+        }
+    if gen:
+        body["generationConfig"] = gen
+    return body
 
 
 # ---------------------------------------------------------------- responses
@@ -199,12 +215,18 @@ class StreamDecoder:
         return chunk
 
 
-def parse_response(raw: dict[str, Any]) -> types.GenerateContentResponse:
-    """Validate one REST response chunk (camelCase or snake_case JSON)."""
+def parse_response(raw: dict[str, Any], *, lenient: bool = False) -> types.GenerateContentResponse:
+    """Validate one REST response chunk (camelCase or snake_case JSON).
+
+    ``lenient`` drops fields this SDK does not know (live answers from a newer API);
+    strict parsing (cassettes written by hand) rejects them.
+    """
     from google.genai import types
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # unknown enum values are kept, as strings
+        if lenient:
+            return types.GenerateContentResponse._from_response(response=raw, kwargs={})
         return types.GenerateContentResponse.model_validate(raw)
 
 

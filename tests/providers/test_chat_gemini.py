@@ -20,7 +20,10 @@ CALL = {
 }
 
 
-def test_multi_turn_tool_session_round_trips_ids_and_signatures(fake: FakeGemini) -> None:
+@pytest.mark.parametrize("raw_path", [True, False], ids=["prebuilt-body", "sdk-public-path"])
+def test_multi_turn_tool_session_round_trips_ids_and_signatures(
+    fake: FakeGemini, raw_path: bool
+) -> None:
     fake.add(
         {
             "thought": "I should read it",
@@ -30,7 +33,9 @@ def test_multi_turn_tool_session_round_trips_ids_and_signatures(fake: FakeGemini
         },
         {"text": "The bug is fixed."},
     )
-    chat = make_chat(fake, temperature=0.2)
+    chat = make_chat(fake, temperature=0.2, thinking_budget=512)
+    chat.provider.raw_path = raw_path
+    assert chat.provider.uses_raw_path() is raw_path
     req = request("fix the bug")
     first = run(chat, req)
     assert first.error is None
@@ -69,8 +74,12 @@ def test_multi_turn_tool_session_round_trips_ids_and_signatures(fake: FakeGemini
     body = sent.body
     assert body["systemInstruction"]["parts"] == [{"text": "You are a test."}]
     assert body["generationConfig"]["temperature"] == 0.2
+    thinking = body["generationConfig"]["thinkingConfig"]  # the SDK sends snake_case here
+    assert thinking.get("thinkingBudget", thinking.get("thinking_budget")) == 512
     decl = body["tools"][0]["functionDeclarations"][0]
     assert decl["name"] == "read_file"
+    schema = decl.get("parametersJsonSchema", decl.get("parameters_json_schema"))
+    assert schema["required"] == ["file_path"]
     assert "toolConfig" not in body  # automatic function calling is client-side only
 
 
