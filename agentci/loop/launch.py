@@ -119,7 +119,8 @@ def invalid_input_exit(opts: LaunchOptions, out_dir: Path, message: str, redacto
     print(f"agentci: error: {redactor.redact(message)}", file=sys.stderr)
     try:
         out_dir = prepare_out_dir(out_dir)
-    except OSError:
+    except (OSError, InvalidInput) as err:
+        print(f"agentci: error: no outputs written: {err}", file=sys.stderr)
         return 2
     emitter = Emitter(
         new_run_id(), [JsonlSink(out_dir / "events.jsonl", redact=redactor.redact_obj)]

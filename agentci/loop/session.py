@@ -49,7 +49,7 @@ class Session:
         return ModelRequest(
             model=self.chat.model,
             system=self.system,
-            messages=self.state.messages,
+            messages=list(self.state.messages),  # a snapshot: history grows after the call
             tools=self.tools,
             temperature=self.model.temperature,
             max_output_tokens=self.model.max_output_tokens,

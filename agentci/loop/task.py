@@ -76,7 +76,7 @@ class TaskRun:
                     update={"path": str(self.settings.workspace_override)}
                 )
             workspace = prepare_workspace(ws_config, base_dir=self.settings.base_dir)
-            baseline = capture_baseline(workspace.path)
+            baseline = capture_baseline(workspace.path, exclude=self._excluded(workspace.path))
             self._work = asyncio.ensure_future(self._work_on(workspace.path, report))
             await self._work
             report.status, report.reason = self._finished_status(baseline)
@@ -103,6 +103,15 @@ class TaskRun:
             if workspace is not None:
                 workspace.cleanup()
         return report
+
+    def _excluded(self, workspace: Path) -> tuple[str, ...]:
+        """Paths the patch never shows: ``.agentci`` and the outputs folder if it is inside."""
+        out = self.plan.out_dir.resolve()
+        try:
+            inside = out.relative_to(workspace)
+        except ValueError:
+            return (".agentci",)
+        return (".agentci", inside.as_posix()) if inside.parts else (".agentci",)
 
     def emit_stop(self, stop: StopRun) -> None:
         from agentci.errors import Blocked, BudgetExhausted

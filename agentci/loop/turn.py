@@ -76,14 +76,22 @@ class Turn:
         for part in chunk.parts:
             if isinstance(part, TextPart):
                 if part.text:
-                    kind = ev.Thought if part.thought else ev.Content
-                    self._pending.append(kind(text=part.text))
+                    self._pend_text(part)
                 self._append_text(part)
             elif isinstance(part, ToolCallPart):
                 self.parts.append(part)
                 self._pending.append(
                     ev.ToolCallRequest(call_id=part.id, name=part.name, args=part.args)
                 )
+
+    def _pend_text(self, part: TextPart) -> None:
+        """One content (or thought) event per run of streamed text, not one per chunk."""
+        kind = ev.Thought if part.thought else ev.Content
+        last = self._pending[-1] if self._pending else None
+        if isinstance(last, kind):
+            last.text += part.text
+        else:
+            self._pending.append(kind(text=part.text))
 
     def _append_text(self, part: TextPart) -> None:
         """Merge streamed text into one part per run of text (signatures are kept)."""

@@ -76,9 +76,10 @@ def has_price(model: str, override: Pricing | None = None) -> bool:
 def cost_for(model: str, usage: UsageLike, override: Pricing | None = None) -> float | None:
     """Cost in USD of one call's usage; None when the model's price is unknown.
 
-    Replayed and scripted models cost 0.
+    Replayed and scripted models cost 0 unless the recipe gives a price (then they cost what
+    the recorded usage would have cost live, which also lets cost budgets be tested offline).
     """
-    if model.startswith(("replay:", "scripted:")):
+    if override is None and model.startswith(("replay:", "scripted:")):
         return 0.0
     price = price_for(model, override)
     if price is None:

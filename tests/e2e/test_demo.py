@@ -1,0 +1,98 @@
+"""The README's main job: the offline demo, end to end, through the real command."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import junitparser
+import pytest
+
+from agentci.events import types as ev
+from agentci.testing.cli import Run, run_recipe
+
+ROOT = Path(__file__).parents[2]
+
+DEMO = ROOT / "examples" / "fix-failing-test"
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    out = tmp_path_factory.mktemp("demo") / "out"
+    return run_recipe(DEMO / "recipe.yaml", out, cwd=ROOT)
+
+
+def test_the_demo_succeeds(demo: Run):
+    assert demo.code == 0, demo.stderr
+    assert demo.result["status"] == "success"
+    assert demo.result["exit_code"] == 0
+    assert demo.result["changed_files"] == ["shop/pricing.py"]
+
+
+def test_the_patch_applies_to_a_fresh_copy_and_makes_its_tests_pass(demo: Run, tmp_path: Path):
+    copy = tmp_path / "project"
+    shutil.copytree(DEMO / "project", copy)
+    patch = demo.out / "patch.diff"
+    check = subprocess.run(
+        ["git", "apply", "--check", str(patch)], cwd=copy, capture_output=True, text=True
+    )
+    assert check.returncode == 0, check.stderr
+    subprocess.run(["git", "apply", str(patch)], cwd=copy, check=True)
+    tests = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+    )
+    assert tests.returncode == 0, tests.stdout
+
+
+def test_the_demo_leaves_the_original_project_untouched(demo: Run):
+    assert "percent / 100, 2)" in (DEMO / "project" / "shop" / "pricing.py").read_text()
+    assert not (DEMO / "project" / ".git").exists()
+
+
+def test_events_are_numbered_and_end_with_run_finished(demo: Run):
+    events = demo.events
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    assert isinstance(events[0], ev.RunStarted)
+    assert isinstance(events[-1], ev.RunFinished)
+    assert (events[-1].status, events[-1].exit_code) == ("success", 0)
+    assert len({e.run_id for e in events}) == 1
+
+
+def test_the_events_tell_the_session(demo: Run):
+    calls = [e.name for e in demo.events if isinstance(e, ev.ToolCallRequest)]
+    assert calls == [
+        "list_directory", "read_file", "read_file", "run_shell_command", "replace", "run_shell_command",
+    ]  # fmt: skip
+    decisions = [e.decision for e in demo.events if isinstance(e, ev.ToolCallDecision)]
+    assert decisions == ["allow"] * 6
+    shells = [
+        e
+        for e in demo.events
+        if isinstance(e, ev.ToolCallResponse) and e.name == "run_shell_command"
+    ]
+    assert [e.exit_code for e in shells] == [1, 0]
+
+
+def test_junit_parses_and_reports_the_task(demo: Run):
+    xml = junitparser.JUnitXml.fromfile(str(demo.out / "junit.xml"))
+    suites = list(xml) if isinstance(xml, junitparser.JUnitXml) else [xml]
+    assert [s.name for s in suites] == ["fix-failing-test"]
+    cases = {case.name: case for case in suites[0]}
+    assert "agent" in cases
+    assert cases["agent"].is_passed
+
+
+def test_the_console_shows_a_short_summary(demo: Run):
+    assert "agentci: success (exit 0)" in demo.stderr
+    assert "→ replace" in demo.stderr
+
+
+def test_summary_md_names_the_outcome(demo: Run):
+    summary = (demo.out / "summary.md").read_text()
+    assert "success" in summary
+    assert "shop/pricing.py" in summary
