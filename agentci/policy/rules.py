@@ -201,10 +201,10 @@ class PolicyEngine:
                 return verdict
         # shapes
         shape_rules = [r for r in rules if r.rule.decision == "allow" and r.shapes]
+        exact = next((r for r in shape_rules if _raw_equal(r.rule.command or "", command)), None)
         for shape, text in found.shapes.items():
             if any(
-                shape in r.shapes and _raw_prefix(r.rule.command or "", command)
-                for r in shape_rules
+                shape in r.shapes and _raw_equal(r.rule.command or "", command) for r in shape_rules
             ):
                 continue
             if self.mode == "yolo" and shape in sp.VISIBLE_SHAPES:
@@ -214,6 +214,8 @@ class PolicyEngine:
                 f"{shape.replace('_', ' ')} (`{text[:80]}`) is not allowed without a rule "
                 "that allows this exact command",
             )
+        if exact is not None:  # a rule written for this very shape allows the whole line
+            return _allow(exact.label)
         # allow: every sub-command
         deciding: list[str] = []
         for c in found.commands:
@@ -266,6 +268,6 @@ class PolicyEngine:
         return None
 
 
-def _raw_prefix(rule_command: str, command: str) -> bool:
-    r, c = " ".join(rule_command.split()), " ".join(command.split())
-    return c == r or c.startswith(r + " ")
+def _raw_equal(rule_command: str, command: str) -> bool:
+    """A shape rule allows exactly its own command line (whitespace aside), nothing more."""
+    return " ".join(rule_command.split()) == " ".join(command.split())
