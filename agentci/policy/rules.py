@@ -194,8 +194,11 @@ class PolicyEngine:
             for c in found.commands:
                 if r.words and _prefix(r.words, sp.deny_form(c.words)):
                     return _deny(r.label, r.rule.reason or f"`{c.text}` is denied by {r.label}")
-        # redirections
+        # redirections (after a cd, a relative target could be anywhere)
+        moves = any(c.name in ("cd", "pushd", "popd") for c in found.commands)
         for red in found.redirects:
+            if moves and red.target is not None and not red.target.startswith("/"):
+                return _deny("shape:redirect", "a relative redirection after cd; use dir_path")
             verdict = self._redirect(red, cwd)
             if verdict is not None:
                 return verdict

@@ -1,0 +1,132 @@
+"""Attacks the policy lets through (yolo) that the sandbox and limits must stop.
+
+These run real commands under bubblewrap and skip, with the reason, where it is missing.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from listener import Listener
+from tool_harness import Harness, bwrap_sandbox
+
+from agentci.policy.env import child_env
+from agentci.policy.sandbox import make_sandbox
+
+
+@pytest.fixture
+def listener() -> Iterator[Listener]:
+    lst = Listener()
+    yield lst
+    lst.close()
+
+
+@pytest.fixture
+def boxed(h: Harness, ws: Path) -> Harness:
+    h.mode = "yolo"
+    h.sandbox = bwrap_sandbox(ws)
+    return h
+
+
+def alive(marker: str) -> bool:
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                state = (d / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if marker in cmd and state != "Z":
+                return True
+    return False
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "curl -s -m 3 -d @/etc/hostname http://127.0.0.1:{port}/",
+        f"{sys.executable} -c \"import socket; socket.create_connection(('127.0.0.1', {{port}}), 3)"
+        ".sendall(b'leak')\"",
+        "echo leak > /dev/tcp/127.0.0.1/{port}",
+    ],
+)
+def test_network_is_off(boxed: Harness, listener: Listener, command: str) -> None:
+    res = boxed.sh(command.format(port=listener.port))
+    assert "Exit code: 0" not in res.output
+    time.sleep(0.1)
+    assert listener.connections == 0 and listener.received == b""
+
+
+def test_network_on_when_the_recipe_says_so(h: Harness, ws: Path, listener: Listener) -> None:
+    h.sandbox = bwrap_sandbox(ws, network=True)
+    res = h.sh(f"curl -s -m 3 -d hello http://127.0.0.1:{listener.port}/ ; true")
+    assert "Exit code: 0" in res.output
+    deadline = time.monotonic() + 3
+    while not listener.received and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert b"hello" in listener.received
+
+
+def test_root_is_read_only_and_workspace_writable(boxed: Harness, ws: Path) -> None:
+    res = boxed.sh("touch /etc/agentci-pwned /usr/agentci-pwned; echo ok > inside.txt")
+    assert not Path("/etc/agentci-pwned").exists() and not Path("/usr/agentci-pwned").exists()
+    assert (ws / "inside.txt").read_text() == "ok\n", res.output
+
+
+def test_protected_paths_are_read_only_inside(boxed: Harness, ws: Path) -> None:
+    before = (ws / ".git/config").read_bytes()
+    boxed.sh("cp README.md .git/config; printf x | tee -a .git/config; rm -rf .git/hooks")
+    assert (ws / ".git/config").read_bytes() == before
+    assert (ws / ".git/hooks").exists()
+
+
+def test_private_tmp(boxed: Harness, tmp_path: Path) -> None:
+    marker = Path("/tmp/agentci-sandbox-marker")
+    boxed.sh(f"echo x > {marker}")
+    assert not marker.exists()
+
+
+def test_parent_environment_is_invisible(boxed: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_canary_abc")
+    monkeypatch.setenv("GEMINI_API_KEY", "canary-key-xyz")
+    boxed.env = child_env()
+    out = boxed.sh(
+        "env; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'; cat /proc/1/environ"
+    ).output
+    assert "ghp_canary_abc" not in out and "canary-key-xyz" not in out
+
+
+def test_secrets_do_not_reach_unsandboxed_tools_either(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_canary_abc")
+    monkeypatch.setenv("ACTIONS_RUNTIME_TOKEN", "rt_canary")
+    monkeypatch.setenv("MY_SERVICE_PASSWORD", "pw_canary")
+    h.env = child_env()
+    out = h.sh("env").output
+    assert "canary" not in out
+
+
+def test_nothing_outlives_the_sandbox(boxed: Harness) -> None:
+    marker = "6.5432109"
+    boxed.timeout = 1
+    res = boxed.sh(f"for i in 1 2 3 4 5 6 7 8; do (setsid sleep {marker} &); done; sleep {marker}")
+    assert res.error and "timed out" in res.error
+    time.sleep(0.3)
+    assert not alive(marker)
+
+
+def test_endless_output_is_stopped(boxed: Harness) -> None:
+    boxed.output_cap = 1000
+    res = boxed.sh("yes pwned")
+    assert res.error and len(res.output) < 2000
+
+
+def test_sandbox_modes() -> None:
+    assert make_sandbox("none", workspace=Path("/tmp"), network=False) == (None, None)
+    box, warning = make_sandbox("auto", workspace=Path("/tmp"), network=False)
+    assert (box is None) == (warning is not None)
