@@ -1,0 +1,137 @@
+"""Guards on the change itself (``guards:`` in the recipe), checked when the model finishes.
+
+=====================  ==========================================================  ========
+guard                  violated when                                               reverted
+=====================  ==========================================================  ========
+``allowed_paths``      a changed file matches none of the globs                    yes
+``forbid_test_edits``  a changed file matches one of the globs (e.g. ``tests/**``)  yes
+``max_changed_files``  more files changed than the cap                             no
+``max_changed_lines``  more lines added + deleted than the cap                     no
+=====================  ==========================================================  ========
+
+Globs are workspace-relative, gitignore-style (``src/**``, ``*.md``). Path guards are enforced by
+:func:`revert_paths`: the offending files go back to their state before the agent (new files are
+deleted), so the patch never contains them. Size guards cannot be fixed by agentci; they fail
+the task and the patch shows the whole change for review.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentci.outputs.patch import Baseline, changed_files, changed_lines, git_env
+from agentci.policy.paths import anchored
+from agentci.recipe.schema import Guards
+
+PATH_GUARDS = ("allowed_paths", "forbid_test_edits")
+
+
+@dataclass
+class GuardResult:
+    """One configured guard, checked once."""
+
+    name: str
+    passed: bool
+    message: str = ""
+    paths: list[str] = field(default_factory=list)  # the offending files
+    reverted: list[str] = field(default_factory=list)  # files agentci put back
+
+    def as_dict(self) -> dict[str, object]:
+        """For result.json (``extra.guards``)."""
+        return {"name": self.name, "passed": self.passed, "message": self.message,
+                "paths": list(self.paths), "reverted": list(self.reverted)}  # fmt: skip
+
+
+def configured(guards: Guards) -> bool:
+    """Whether the recipe sets any guard."""
+    return any(
+        v is not None
+        for v in (
+            guards.allowed_paths,
+            guards.forbid_test_edits,
+            guards.max_changed_files,
+            guards.max_changed_lines,
+        )  # fmt: skip
+    )
+
+
+def path_violations(guards: Guards, changed: list[str]) -> dict[str, list[str]]:
+    """The changed files each path guard refuses (only guards that are set)."""
+    out: dict[str, list[str]] = {}
+    if guards.allowed_paths is not None:
+        spec = anchored(guards.allowed_paths)
+        out["allowed_paths"] = [p for p in changed if not spec.match_file(p)]
+    if guards.forbid_test_edits is not None:
+        spec = anchored(guards.forbid_test_edits)
+        out["forbid_test_edits"] = [p for p in changed if spec.match_file(p)]
+    return out
+
+
+def check_guards(guards: Guards, baseline: Baseline) -> list[GuardResult]:
+    """Check every configured guard against the workspace as it is now (nothing is reverted)."""
+    changed = changed_files(baseline)
+    results = []
+    for name, bad in path_violations(guards, changed).items():
+        what = "outside allowed_paths" if name == "allowed_paths" else "protected"
+        msg = f"{len(bad)} changed file(s) {what}: {', '.join(bad)}" if bad else ""
+        results.append(GuardResult(name, not bad, msg, bad))
+    if guards.max_changed_files is not None:
+        n, cap = len(changed), guards.max_changed_files
+        msg = f"{n} files changed, at most {cap} allowed" if n > cap else ""
+        results.append(GuardResult("max_changed_files", n <= cap, msg))
+    if guards.max_changed_lines is not None:
+        n, cap = changed_lines(baseline), guards.max_changed_lines
+        msg = f"{n} lines changed, at most {cap} allowed" if n > cap else ""
+        results.append(GuardResult("max_changed_lines", n <= cap, msg))
+    return results
+
+
+def _git(baseline: Baseline, *args: str) -> subprocess.CompletedProcess[bytes]:
+    env = git_env(baseline.git_dir, baseline.work_tree, baseline.git_dir / "index")
+    return subprocess.run(
+        ["git", "-c", "core.hooksPath=/dev/null", *args],
+        cwd=baseline.work_tree, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+        check=False,
+    )  # fmt: skip
+
+
+def revert_paths(baseline: Baseline, paths: list[str]) -> list[str]:
+    """Put ``paths`` (workspace-relative) back as they were at the baseline; returns those done.
+
+    A file that did not exist at the baseline is deleted. Raises ``RuntimeError`` when git fails.
+    """
+    done = []
+    for rel in paths:
+        full = f"{baseline.prefix}/{rel}" if baseline.prefix else rel
+        target = baseline.workspace / rel
+        if _git(baseline, "cat-file", "-e", f"{baseline.tree}:{full}").returncode == 0:
+            proc = _git(baseline, "checkout", baseline.tree, "--", full)
+            if proc.returncode != 0:
+                err = proc.stderr.decode("utf-8", "replace").strip()
+                raise RuntimeError(f"could not revert {rel}: {err}")
+        elif target.is_symlink() or target.is_file():
+            target.unlink()
+            _prune_empty_dirs(target.parent, baseline.workspace)
+        done.append(rel)
+    return done
+
+
+def _prune_empty_dirs(folder: Path, stop: Path) -> None:
+    while folder != stop and folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+        folder = folder.parent
+
+
+def enforce_path_guards(guards: Guards, baseline: Baseline) -> list[GuardResult]:
+    """Check the guards and revert every file a path guard refuses; returns the results."""
+    results = check_guards(guards, baseline)
+    offending = sorted({p for r in results if r.name in PATH_GUARDS for p in r.paths})
+    if not offending:
+        return results
+    reverted = set(revert_paths(baseline, offending))
+    for r in results:
+        r.reverted = [p for p in r.paths if p in reverted]
+    sizes = {r.name: r for r in check_guards(guards, baseline) if r.name not in PATH_GUARDS}
+    return [sizes.get(r.name, r) for r in results]  # size guards: measured after the revert

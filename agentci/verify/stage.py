@@ -1,0 +1,266 @@
+"""Verify and guards for one task: the baseline before the agent, a check after each session.
+
+How :class:`~agentci.loop.task.TaskRun` uses it::
+
+    check = ChangeCheck(plan, workspace=..., env=..., baseline=..., emit=...)
+    if await check.before_agent():              # baseline verify (may end the task at once)
+        prompt = plan.render_prompt(extra=check.prompt_vars())
+        while prompt is not None:
+            async for event in session.run(prompt): ...
+            prompt = await check.after_agent()    # guards + verify → follow-up prompt or None
+    ...
+    check.finish(report)                          # before the patch is taken
+
+Statuses (see :meth:`ChangeCheck.verdict`): ``success`` when the baseline already passes and
+``verify.skip_if_passing`` is on (the agent never runs, no tokens are spent: there is nothing to
+fix, and a CI job that fixes tests should not fail on a green build); ``verify_failed`` when
+verify still fails, a test regressed, or a guard is still broken after the last attempt;
+otherwise the task's usual rules (``success`` / ``no_changes``).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentci.events import types as ev
+from agentci.outcome import Status
+from agentci.verify.compare import Changes, compare, merge_rerun
+from agentci.verify.feedback import guard_feedback, tail, template_vars, verify_feedback
+from agentci.verify.guards import (
+    PATH_GUARDS,
+    GuardResult,
+    check_guards,
+    configured,
+    enforce_path_guards,
+)
+from agentci.verify.run import VerifyRun, run_verify
+
+if TYPE_CHECKING:
+    from agentci.loop.plan import TaskPlan
+    from agentci.outputs.patch import Baseline
+    from agentci.outputs.report import TaskReport
+
+Emit = Callable[[ev.Event], object]
+GUARD_ONLY_ATTEMPTS = 2  # without verify: one chance to fix a guard violation
+MESSAGE_CAP = 2_000
+
+
+class ChangeCheck:
+    """Runs verify and checks guards for one task, and remembers what it saw."""
+
+    def __init__(
+        self,
+        plan: TaskPlan,
+        *,
+        workspace: Path,
+        env: Mapping[str, str],
+        baseline: Baseline,
+        emit: Emit,
+    ) -> None:
+        self.verify = plan.verify
+        self.guards = plan.guards
+        self.workspace = workspace
+        self.env = dict(env)
+        self.baseline = baseline
+        self.emit = emit
+        self.has_guards = configured(plan.guards)
+        if self.verify is not None:
+            self.attempts = self.verify.attempts
+        else:
+            self.attempts = GUARD_ONLY_ATTEMPTS if self.has_guards else 1
+        self.attempt = 0
+        self.baseline_run: VerifyRun | None = None
+        self.last_run: VerifyRun | None = None
+        self.changes: Changes | None = None
+        self.guard_results: list[GuardResult] = []
+        self.failure: str | None = None
+        self.skipped = False
+        self.results: list[ev.VerifyResult] = []
+        self._tmp = Path(tempfile.mkdtemp(prefix="agentci-verify-"))
+
+    # -- before the agent -------------------------------------------------------------------
+
+    async def before_agent(self) -> bool:
+        """Run the baseline verify. False when it already passes and the task ends now."""
+        if self.verify is None or not self.verify.baseline:
+            return True
+        run = await run_verify(
+            self.verify, workspace=self.workspace, env=self.env, tmp_dir=self._tmp, label="base"
+        )
+        self.baseline_run = run
+        self._record(run, "baseline", 0, None)
+        if run.passed and self.verify.skip_if_passing:
+            self.skipped = True
+            return False
+        return True
+
+    def prompt_vars(self) -> dict[str, Any]:
+        """Extra template variables for the first prompt: ``verify`` (see docs/verify.md)."""
+        return {"verify": template_vars(self.baseline_run)}
+
+    # -- after each session -----------------------------------------------------------------
+
+    async def after_agent(self) -> str | None:
+        """Check the model's change: the follow-up prompt for the model, or None when done."""
+        if self.verify is None and not self.has_guards:
+            return None
+        self.attempt += 1
+        last = self.attempt >= self.attempts
+        self.failure = None
+        if self.has_guards:
+            self.guard_results = check_guards(self.guards, self.baseline)
+            if any(g.name in PATH_GUARDS and not g.passed for g in self.guard_results):
+                self.guard_results = enforce_path_guards(self.guards, self.baseline)
+                broken = [g for g in self.guard_results if not g.passed]
+                if not last:
+                    return guard_feedback(broken, self.attempt, self.attempts)
+                self.failure = _guard_reason(broken)
+        if self.verify is not None:
+            await self._verify_attempt()
+        return self._decide(last)
+
+    async def _verify_attempt(self) -> None:
+        assert self.verify is not None
+        label = f"attempt{self.attempt}"
+        run = await run_verify(
+            self.verify, workspace=self.workspace, env=self.env, tmp_dir=self._tmp, label=label
+        )
+        changes = compare(self.baseline_run, run)
+        self._record(run, "attempt", self.attempt, changes)
+        flaky: list[str] = []
+        for n in range(self.verify.rerun_failures):
+            if not changes.regressed:
+                break
+            again = await run_verify(
+                self.verify,
+                workspace=self.workspace,
+                env=self.env,
+                tmp_dir=self._tmp,
+                label=f"{label}-rerun{n + 1}",
+            )
+            run, newly = merge_rerun(run, again, changes.regressed)
+            flaky += newly
+            changes = compare(self.baseline_run, run)
+            changes.flaky = sorted(set(flaky))
+            self._record(run, "attempt", self.attempt, changes, rerun=n + 1)
+        self.last_run, self.changes = run, changes
+
+    def _decide(self, last: bool) -> str | None:
+        run, changes = self.last_run, self.changes
+        verify_ok = run is None or (run.passed and not (changes and changes.regressed))
+        size_broken = [g for g in self.guard_results if not g.passed and g.name not in PATH_GUARDS]
+        if self.failure is None and verify_ok and not size_broken:
+            return None
+        if not last:
+            parts = []
+            if not verify_ok and run is not None:
+                parts.append(verify_feedback(run, changes, self.attempt, self.attempts))
+            if size_broken:
+                parts.append(guard_feedback(size_broken, self.attempt, self.attempts))
+            return "\n\n".join(parts)
+        reasons = [self.failure] if self.failure else []
+        if size_broken:
+            reasons.append(_guard_reason(size_broken))
+        if not verify_ok and run is not None:
+            reasons.append(_verify_reason(run, changes, self.attempt))
+        self.failure = "; ".join(reasons)
+        return None
+
+    # -- the end ----------------------------------------------------------------------------
+
+    def verdict(self) -> tuple[Status, str] | None:
+        """The task's status when the checks decide it (None: the usual rules apply)."""
+        if self.skipped:
+            return Status.success, (
+                "verify already passes before the agent started: nothing to fix "
+                "(verify.skip_if_passing); the model was not called"
+            )
+        if self.failure:
+            return Status.verify_failed, self.failure
+        return None
+
+    def finish(self, report: TaskReport) -> None:
+        """Revert what the path guards refuse (whatever ended the task) and fill the report."""
+        try:
+            if self.has_guards and not self.skipped:
+                results = enforce_path_guards(self.guards, self.baseline)
+                if any(r.reverted for r in results) or not self.guard_results:
+                    self.guard_results = results
+        finally:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+        report.verify = list(self.results)
+        report.extra["verify"] = self.summary()
+        if self.has_guards:
+            report.extra["guards"] = [g.as_dict() for g in self.guard_results]
+
+    def summary(self) -> dict[str, Any] | None:
+        """``extra.verify`` in result.json: baseline, attempts and the per-test changes."""
+        if self.verify is None:
+            return None
+        base = self.baseline_run
+        last = self.last_run or (base if self.skipped else None)
+        changes = self.changes.as_dict() if self.changes else Changes().as_dict()
+        return {
+            "command": self.verify.command,
+            "baseline": None if base is None else
+            {"passed": base.passed, "counts": base.counts(), "failing": base.failing},
+            "attempts": self.attempt,
+            "max_attempts": self.attempts,
+            "passed": None if last is None else last.passed,
+            "counts": {} if last is None else last.counts(),
+            "agent_skipped": self.skipped,
+            **changes,
+        }  # fmt: skip
+
+    def _record(
+        self, run: VerifyRun, phase: str, attempt: int, changes: Changes | None, rerun: int = 0
+    ) -> None:
+        counts = run.counts()
+        if rerun:
+            counts["rerun"] = rerun
+        event = ev.VerifyResult(
+            phase=phase,  # type: ignore[arg-type]
+            attempt=attempt,
+            command=run.command,
+            exit_code=run.exit_code,
+            passed=run.passed,
+            counts=counts,
+            tests=[
+                ev.VerifyTest(id=t.id, outcome=t.outcome, message=_message(t.message, t.detail))
+                for t in run.tests.values()
+            ],
+            changes=changes.as_dict() if changes else {},
+            output_tail=tail(run.output)
+            + (f"\n[{run.junit_problem}]" if run.junit_problem else ""),
+            duration_ms=run.duration_ms,
+        )
+        self.results.append(event)
+        self.emit(event)
+
+
+def _message(message: str, detail: str) -> str:
+    text = f"{message}\n\n{detail}" if detail and detail != message else message
+    return text if len(text) <= MESSAGE_CAP else "…" + text[-MESSAGE_CAP:]
+
+
+def _guard_reason(broken: list[GuardResult]) -> str:
+    parts = []
+    for g in broken:
+        note = " (reverted: not in the patch)" if g.reverted else ""
+        parts.append(f"guard {g.name}: {g.message}{note}")
+    return "; ".join(parts)
+
+
+def _verify_reason(run: VerifyRun, changes: Changes | None, attempts: int) -> str:
+    if changes is not None and changes.regressed:
+        return f"verify: {len(changes.regressed)} test(s) regressed: {', '.join(changes.regressed)}"
+    failing = run.failing
+    if failing:
+        shown = ", ".join(failing[:10]) + (" …" if len(failing) > 10 else "")
+        return f"verify still fails after {attempts} attempt(s): {len(failing)} failing: {shown}"
+    why = "timed out" if run.timed_out else f"exit code {run.exit_code}"
+    return f"verify still fails after {attempts} attempt(s) ({why})"
