@@ -8,8 +8,10 @@ tasks). In each suite:
   verify_failed, no_changes, budget_exhausted, loop_detected, blocked) or an ``<error>`` (the run
   could not work: provider_error, internal_error, invalid_input, cancelled), whose ``type`` is the
   status and whose message is the reason. The model's last message is the case's system-out.
-* testcase ``verify:<test id>`` for each test of the task's **last** verify run: passed, or
-  ``<failure>`` / ``<error>`` / ``<skipped>`` with the test's message.
+* testcase ``verify:<test id>`` for each test the baseline or the final verify run saw: passed,
+  or ``<failure>`` / ``<error>`` / ``<skipped>`` with the test's message; its ``status`` says what
+  the agent did to it (fixed, regressed, still_failing, added, removed, flaky, unchanged).
+* testcase ``guard:<name>`` for each guard the recipe sets (see agentci/verify/cases.py).
 
 Text that is not valid in XML (control characters, lone surrogates) is removed, so the file always
 parses, whatever the model or the tools printed.
@@ -67,18 +69,21 @@ def _agent_case(name: str, task: TaskReport) -> TestCase:
 
 
 def _verify_cases(name: str, task: TaskReport) -> list[TestCase]:
-    if not task.verify:
-        return []
+    """``verify:<id>`` and ``guard:<name>`` cases (what they hold: agentci/verify/cases.py)."""
+    from agentci.verify.cases import guard_cases, verify_cases
+
     cases = []
-    for test in task.verify[-1].tests:
-        case = TestCase(xml_safe(f"verify:{test.id}"), classname=name, status=test.outcome)
-        msg = xml_safe(test.message)
-        if test.outcome == "failed":
+    for info in [*verify_cases(task), *guard_cases(task)]:
+        case = TestCase(xml_safe(info.name), classname=name, status=xml_safe(info.status) or None)
+        msg = xml_safe(info.message)
+        if info.outcome == "failed":
             case.add_failure_info(message=msg or "failed", output=msg or None)
-        elif test.outcome == "error":
+        elif info.outcome == "error":
             case.add_error_info(message=msg or "error", output=msg or None)
-        elif test.outcome == "skipped":
+        elif info.outcome == "skipped":
             case.add_skipped_info(message=msg or "skipped")
+        elif msg:
+            case.stdout = msg
         cases.append(case)
     return cases
 
