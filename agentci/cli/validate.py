@@ -21,6 +21,7 @@ def validate_command(recipes: tuple[str, ...], params: tuple[str, ...]) -> None:
     from agentci.loop.plan import plan_tasks
     from agentci.recipe.load import load_recipe
     from agentci.recipe.render import parse_assignments, resolve_parameters
+    from agentci.verify.template import placeholder as verify_placeholder
 
     errors = 0
     for path in recipes:
@@ -28,7 +29,8 @@ def validate_command(recipes: tuple[str, ...], params: tuple[str, ...]) -> None:
             recipe = load_recipe(path)
             values = resolve_parameters(recipe, parse_assignments(list(params)))
             for plan in plan_tasks(recipe, values, Path(recipe.outputs.dir)):
-                plan.render_prompt({"verify": {"failures": "", "output": "", "passed": False}})
+                command = plan.verify.command if plan.verify else ""
+                plan.render_prompt({"verify": verify_placeholder(command)})
         except InvalidInput as err:
             click.echo(f"agentci: {err}", err=True)
             errors += 1

@@ -6,11 +6,14 @@ follow-up prompts after a failing attempt or a guard violation.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentci.verify.compare import Changes
-from agentci.verify.guards import GuardResult
-from agentci.verify.run import VerifyRun
+from agentci.verify.template import placeholder
+
+if TYPE_CHECKING:
+    from agentci.verify.compare import Changes
+    from agentci.verify.guards import GuardResult
+    from agentci.verify.run import VerifyRun
 
 MAX_TESTS = 20  # failing tests shown in full
 MAX_DETAIL_LINES = 30  # per traceback: the last lines, where the assertion is
@@ -64,8 +67,7 @@ def template_vars(run: VerifyRun | None) -> dict[str, Any]:
     """The ``verify`` template variable: ``failures``, ``output``, ``passed``, ``failing``,
     ``counts``, ``ran`` (False when no baseline ran: then the rest is empty)."""
     if run is None:
-        return {"ran": False, "passed": None, "failures": "", "output": "", "failing": [],
-                "counts": {}, "command": ""}  # fmt: skip
+        return placeholder()
     return {
         "ran": True,
         "passed": run.passed,
