@@ -100,22 +100,23 @@ async def run_process(
         nonlocal limited
         assert proc.stdout is not None
         while chunk := await proc.stdout.read(65536):
+            if limited:
+                continue  # drain until the killed group closes the pipe
             buf.feed(chunk)
             if buf.total > max_output_bytes:
                 limited = True
                 _kill_group(proc.pid)
-                return
 
     async def finish() -> int:
         # asyncio's wait() also waits for the pipe to close, which a background child
         # keeps open; so watch the exit code and end the group as soon as bash exits.
         while proc.returncode is None and not reader.done():
             await asyncio.wait({reader}, timeout=0.05)
-        if proc.returncode is not None:
-            _kill_group(proc.pid)  # background children die with the command
-        code = await proc.wait()
-        _kill_group(proc.pid)
-        return code
+        if proc.returncode is None:
+            await proc.wait()
+        _kill_group(proc.pid)  # background children die with the command
+        assert proc.returncode is not None
+        return proc.returncode
 
     reader = asyncio.ensure_future(pump())
     timed_out = False
@@ -125,7 +126,10 @@ async def run_process(
     except asyncio.TimeoutError:
         timed_out = True
         _kill_group(proc.pid)
-        await proc.wait()
+        for _ in range(100):  # not proc.wait(): an escaped child may hold the pipe
+            if proc.returncode is not None:
+                break
+            await asyncio.sleep(0.05)
         code = None
     except BaseException:
         _kill_group(proc.pid)
@@ -134,7 +138,7 @@ async def run_process(
             await asyncio.shield(proc.wait())
         raise
     try:
-        await asyncio.wait_for(reader, 5)
+        await asyncio.wait_for(reader, 2)
     except asyncio.TimeoutError:
         reader.cancel()
     if limited:
