@@ -1,45 +1,231 @@
-"""The budget envelope of a task, checked before every model call and tool batch.
+"""The budget envelope of a task, enforced before every model call, after it, and on the clock.
 
-A budget that runs out raises :class:`~agentci.errors.BudgetExhausted`, which ends the
-task with status ``budget_exhausted`` (exit 3) and keeps the work done so far.
+Limits (``budget:`` in the recipe, per task; ``budget.total`` over all tasks of a run):
+
+* ``max_turns`` — model calls.
+* ``max_tokens`` — prompt + output + thinking tokens, summed over calls.
+* ``max_cost_usd`` — the same usage priced with :mod:`agentci.providers.pricing`.
+* ``max_wall_seconds`` — the task's wall clock; a model call or tool still running when it
+  runs out is cancelled (:meth:`BudgetTracker.guard_wall`).
+* ``max_tool_calls`` — tool calls past the cap are not started.
+* ``tool_timeout_seconds`` — per tool call (the tool is killed and the model is told).
+
+**Before** each model call the tracker estimates the worst case of that call: the prompt it
+will send (the last reported prompt size plus what was added to the history since, at about
+4 characters a token) plus the largest answer it may produce. If the remaining token or cost
+budget cannot pay for the prompt and :data:`MIN_OUTPUT_TOKENS` of answer, the call is not made.
+Otherwise the call's ``max_output_tokens`` is lowered so that even a maximal answer (thinking
+included) stays within the budget — the cap is not exceeded by the call that would cross it.
+**After** each call the real usage is checked again (a provider that ignores the output limit,
+or a prompt larger than estimated, is caught there, at most one call's worth over the cap).
+
+A budget that runs out raises :class:`~agentci.errors.BudgetExhausted`: status
+``budget_exhausted``, exit 3, and the work done so far (the patch) is kept.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
 import time
+from dataclasses import dataclass, replace
 
 from agentci.errors import BudgetExhausted
 from agentci.loop.state import State
-from agentci.recipe.schema import Budget
+from agentci.providers.base import ChunkUsage, ModelRequest
+from agentci.recipe.schema import Budget, Pricing, TotalBudget
+
+#: The output limit of current Gemini models (thinking included) when the recipe sets none.
+DEFAULT_MAX_OUTPUT_TOKENS = 65_536
+#: A call that could not even produce this many tokens of answer is not worth making.
+MIN_OUTPUT_TOKENS = 256
+#: Characters per token, for estimating what is not measured yet.
+CHARS_PER_TOKEN = 4
+
+
+@dataclass
+class RunTotals:
+    """What the finished tasks of a run used, against the recipe's ``budget.total``."""
+
+    caps: TotalBudget
+    tokens: int = 0
+    cost_usd: float = 0.0
+    started: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.started = self.started or time.monotonic()
+
+    def add(self, total_tokens: int, cost_usd: float | None) -> None:
+        """Count a finished task's usage."""
+        self.tokens += total_tokens
+        self.cost_usd += cost_usd or 0.0
+
+
+def _chars(obj: object) -> int:
+    return len(repr(obj))
 
 
 class BudgetTracker:
-    """Enforces one task's :class:`Budget` against its :class:`State`."""
+    """Enforces one task's :class:`Budget` (and the run's :class:`RunTotals`) on its State."""
 
-    def __init__(self, budget: Budget, *, clock: type[time.monotonic] | None = None) -> None:
+    def __init__(
+        self,
+        budget: Budget,
+        *,
+        total: RunTotals | None = None,
+        pricing: Pricing | None = None,
+    ) -> None:
         self.budget = budget
+        self.total = total
+        self.pricing = pricing
         self.started = time.monotonic()
+        self._known_prompt = 0  # prompt tokens the provider reported for the last call
+        self._counted = 0  # messages already included in _known_prompt
+
+    # ------------------------------------------------------------------ clock
 
     def elapsed(self) -> float:
+        """Seconds since the task started."""
         return time.monotonic() - self.started
 
-    def before_model_call(self, state: State) -> None:
-        """Raise if the next model call may not start."""
+    def wall_limits(self) -> list[tuple[str, float, float]]:
+        """``(limit, seconds left, cap)`` of each wall-clock limit that applies."""
+        out = []
+        cap = self.budget.max_wall_seconds
+        if cap is not None:
+            out.append(("max_wall_seconds", cap - self.elapsed(), cap))
+        if self.total is not None and self.total.caps.max_wall_seconds is not None:
+            run_cap = self.total.caps.max_wall_seconds
+            left = run_cap - (time.monotonic() - self.total.started)
+            out.append(("total.max_wall_seconds", left, run_cap))
+        return out
+
+    def check_wall(self) -> None:
+        """Raise if a wall-clock budget is spent."""
+        for limit, left, cap in self.wall_limits():
+            if left <= 0:
+                raise BudgetExhausted(limit, round(cap - left, 1), cap)
+
+    async def guard_wall(self, work: asyncio.Future[None]) -> None:
+        """Await ``work``; if a wall-clock budget runs out first, cancel it (the running model
+        call or tool with it) and raise :class:`BudgetExhausted`. Other outcomes of ``work``
+        (its result, its exception, its cancellation by a signal) pass through unchanged."""
+        limits = self.wall_limits()
+        if not limits:
+            await work
+            return
+        limit, left, cap = min(limits, key=lambda x: x[1])
+        try:
+            done, _ = await asyncio.wait({work}, timeout=max(left, 0.0))
+        except asyncio.CancelledError:
+            work.cancel()
+            raise
+        if work in done:
+            work.result()
+            return
+        work.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await work
+        now_left = dict((name, left) for name, left, _ in self.wall_limits()).get(limit, 0.0)
+        raise BudgetExhausted(limit, round(cap - now_left, 1), cap, "the running work was stopped")
+
+    # ------------------------------------------------------------------ tokens and cost
+
+    def _token_caps(self, state: State) -> list[tuple[str, float, float]]:
+        used = state.usage.total_tokens
+        caps = []
+        if self.budget.max_tokens is not None:
+            caps.append(("max_tokens", used, self.budget.max_tokens))
+        if self.total is not None and self.total.caps.max_tokens is not None:
+            caps.append(("total.max_tokens", self.total.tokens + used, self.total.caps.max_tokens))
+        return caps
+
+    def _cost_caps(self, state: State) -> list[tuple[str, float, float]]:
+        used = state.usage.cost_usd or 0.0
+        caps = []
+        if self.budget.max_cost_usd is not None:
+            caps.append(("max_cost_usd", used, self.budget.max_cost_usd))
+        if self.total is not None and self.total.caps.max_cost_usd is not None:
+            cap = self.total.caps.max_cost_usd
+            caps.append(("total.max_cost_usd", round(self.total.cost_usd + used, 8), cap))
+        return caps
+
+    def estimate_prompt_tokens(self, state: State, request: ModelRequest) -> int:
+        """The next call's prompt size: the last reported size plus what was added since
+        (the first call: everything, by characters). Costs O(new messages), not O(history)."""
+        if self._counted == 0 and self._known_prompt == 0:
+            fixed = len(request.system) + len(json.dumps([t.parameters for t in request.tools]))
+            fixed += sum(len(t.description) + len(t.name) for t in request.tools)
+            new = state.messages
+        else:
+            fixed = 0
+            new = state.messages[self._counted :]
+        chars = fixed + sum(_chars(m.parts) for m in new)
+        return self._known_prompt + chars // CHARS_PER_TOKEN + 1
+
+    def _prices(self, model: str, prompt: int) -> tuple[float, float] | None:
+        """(cost of the prompt, cost of one output token) in USD, or None when unpriced."""
+        from agentci.providers.pricing import cost_for
+
+        prompt_cost = cost_for(model, ChunkUsage(prompt_tokens=prompt), self.pricing)
+        if prompt_cost is None:
+            return None
+        big = 1_000_000
+        out = (
+            cost_for(model, ChunkUsage(prompt_tokens=prompt, output_tokens=big), self.pricing)
+            or 0.0
+        )
+        think = (
+            cost_for(model, ChunkUsage(prompt_tokens=prompt, thoughts_tokens=big), self.pricing)
+            or 0.0
+        )
+        return prompt_cost, max(out - prompt_cost, think - prompt_cost, 0.0) / big
+
+    def before_model_call(self, state: State, request: ModelRequest) -> ModelRequest:
+        """Raise if the next call may not start; else return ``request`` with its output limit
+        lowered so that the call's worst case fits every token and cost budget."""
         b = self.budget
         if state.turns >= b.max_turns:
             raise BudgetExhausted("max_turns", state.turns, b.max_turns)
-        if b.max_tokens is not None and state.usage.total_tokens >= b.max_tokens:
-            raise BudgetExhausted("max_tokens", state.usage.total_tokens, b.max_tokens)
-        cost = state.usage.cost_usd or 0.0
-        if b.max_cost_usd is not None and cost >= b.max_cost_usd:
-            raise BudgetExhausted("max_cost_usd", cost, b.max_cost_usd)
+        self.check_wall()
+        prompt = self.estimate_prompt_tokens(state, request)
+        configured = request.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS
+        allowed = configured
+        for limit, used, cap in self._token_caps(state):
+            room = int(cap - used) - prompt
+            if room < MIN_OUTPUT_TOKENS:
+                raise BudgetExhausted(
+                    limit, used, cap, f"the next call needs about {prompt + MIN_OUTPUT_TOKENS:,}"
+                )
+            allowed = min(allowed, room)
+        cost_caps = self._cost_caps(state)
+        prices = self._prices(request.model, prompt) if cost_caps else None
+        for limit, used, cap in cost_caps:
+            if prices is None:
+                continue  # unpriced models are refused before the run (launch preflight)
+            prompt_cost, per_token = prices
+            worst_min = prompt_cost + per_token * MIN_OUTPUT_TOKENS
+            if used + worst_min > cap:
+                raise BudgetExhausted(
+                    limit, used, cap, f"the next call may cost up to ${worst_min:.4f}"
+                )
+            if per_token > 0:
+                allowed = min(allowed, int((cap - used - prompt_cost) / per_token))
+        if allowed < configured:
+            return replace(request, max_output_tokens=allowed)
+        return request
+
+    def after_model_call(self, state: State) -> None:
+        """Record the call's reported prompt size; raise if a budget is now exceeded."""
+        self._known_prompt = state.last_prompt_tokens
+        self._counted = len(state.messages)
+        for limit, used, cap in self._token_caps(state) + self._cost_caps(state):
+            if used > cap:
+                raise BudgetExhausted(limit, used, cap, "exceeded by the last call")
         self.check_wall()
 
-    def check_wall(self) -> None:
-        """Raise if the wall-clock budget is spent."""
-        cap = self.budget.max_wall_seconds
-        if cap is not None and self.elapsed() >= cap:
-            raise BudgetExhausted("max_wall_seconds", round(self.elapsed(), 1), cap)
+    # ------------------------------------------------------------------ tools
 
     def tool_calls_allowed(self, state: State, wanted: int) -> int:
         """How many of ``wanted`` tool calls may still start."""

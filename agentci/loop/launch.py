@@ -8,6 +8,7 @@ second signal exits at once (the event log stays valid line by line).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sys
@@ -17,6 +18,7 @@ from typing import Any, Literal
 
 from agentci.errors import InvalidInput
 from agentci.events.sinks import Emitter, JsonlSink, Sink, StreamJsonlSink, open_console_sink
+from agentci.events.types import RunFinished
 from agentci.loop.runner import Runner, finish_run, new_run_id
 from agentci.loop.task import RunSettings
 from agentci.outcome import Status, exit_code_for
@@ -56,13 +58,23 @@ def _sinks(opts: LaunchOptions, out_dir: Path, redactor: Any) -> list[Sink]:
 
 
 def launch(opts: LaunchOptions) -> int:
-    """Run the recipe; return the process exit code."""
+    """Run the recipe; return the process exit code (70 when a bug escapes, see loop.crash)."""
+    try:
+        return _launch(opts)
+    except Exception as err:  # noqa: BLE001 - the exit code must still tell the truth
+        from agentci.loop.crash import crash_exit
+
+        return crash_exit(err)
+
+
+def _launch(opts: LaunchOptions) -> int:
     from agentci.outputs.outdir import prepare_out_dir
     from agentci.outputs.redact import Redactor
 
     recipe = None
     try:
         from agentci.loop.plan import plan_tasks
+        from agentci.loop.preflight import preflight
         from agentci.recipe.load import load_recipe
         from agentci.recipe.render import parse_assignments, resolve_parameters
 
@@ -74,7 +86,8 @@ def launch(opts: LaunchOptions) -> int:
         values = resolve_parameters(recipe, parse_assignments(opts.params))
         out_dir = prepare_out_dir(opts.out_dir or Path(recipe.outputs.dir))
         plans = plan_tasks(recipe, values, out_dir)
-    except InvalidInput as err:
+        preflight(recipe, plans, opts.budget_overrides)
+    except (InvalidInput, OSError) as err:  # OSError: an unreadable recipe, an unusable out dir
         out_dir = opts.out_dir or Path(recipe.outputs.dir if recipe else ".agentci/out")
         return invalid_input_exit(opts, out_dir, str(err), Redactor.from_environ())
 
@@ -90,6 +103,10 @@ def launch(opts: LaunchOptions) -> int:
     runner = Runner(settings, plans, out_dir=out_dir, emitter=emitter, redactor=redactor)
     try:
         report = asyncio.run(_run_with_signals(runner))
+    except Exception as err:  # noqa: BLE001 - a bug outside any task: still finish the run
+        from agentci.loop.crash import crash_exit
+
+        return crash_exit(err, runner=runner, redactor=redactor)
     finally:
         emitter.close()
     return report.exit_code
@@ -100,7 +117,12 @@ async def _run_with_signals(runner: Runner) -> RunReport:
 
     def on_signal(name: str) -> None:
         if runner.signal_name is not None:  # the second signal: leave now
-            os._exit(exit_code_for(Status.cancelled, signal_name=name))
+            code = exit_code_for(Status.cancelled, signal_name=name)
+            with contextlib.suppress(Exception):  # one last line keeps the log honest
+                runner.emitter.emit(
+                    RunFinished(status="cancelled", exit_code=code, reason=f"second {name}")
+                )
+            os._exit(code)
         runner.cancel(name)
 
     for sig in (signal.SIGINT, signal.SIGTERM):

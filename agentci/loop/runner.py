@@ -14,6 +14,7 @@ from pathlib import Path
 from agentci import __version__
 from agentci.events import types as ev
 from agentci.events.sinks import Emitter
+from agentci.loop.budget import RunTotals
 from agentci.loop.plan import TaskPlan
 from agentci.loop.task import RunSettings, TaskRun
 from agentci.outcome import Status, exit_code_for, worst
@@ -82,6 +83,8 @@ class Runner:
         )
         reports: list[TaskReport] = []
         patches: dict[str, str] = {}
+        if recipe.budget.total is not None and self.settings.totals is None:
+            self.settings.totals = RunTotals(recipe.budget.total)
         for plan in self.plans:
             if self.signal_name is not None:
                 break
@@ -89,6 +92,8 @@ class Runner:
             self.current = task
             reports.append(await task.run())
             patches[plan.name] = task.patch
+            if self.settings.totals is not None:
+                self.settings.totals.add(reports[-1].usage.total_tokens, reports[-1].usage.cost_usd)
         self.current = None
         status = worst([r.status for r in reports])
         reason = next(

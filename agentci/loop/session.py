@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from agentci.errors import BudgetExhausted
+from agentci.context.loop_detection import RECOVERY_NUDGE, LoopDetector
+from agentci.errors import BudgetExhausted, LoopDetected
 from agentci.events import types as ev
 from agentci.loop.budget import BudgetTracker
 from agentci.loop.chat import Chat
 from agentci.loop.state import Denial, State
 from agentci.loop.turn import PriceFn, Turn
-from agentci.providers.base import Message, ModelRequest, TextPart, ToolResultPart, ToolSpec
+from agentci.providers.base import Message, ModelRequest, Part, TextPart, ToolResultPart, ToolSpec
 from agentci.recipe.schema import ModelConfig
 from agentci.tools.scheduler import Scheduler
 
@@ -35,6 +36,7 @@ class Session:
         budget: BudgetTracker,
         price: PriceFn,
         state: State | None = None,
+        loops: LoopDetector | None = None,
     ) -> None:
         self.chat = chat
         self.scheduler = scheduler
@@ -44,6 +46,8 @@ class Session:
         self.budget = budget
         self.price = price
         self.state = state or State()
+        self.loops = loops or LoopDetector()
+        self.loop_warned = False
 
     def _request(self) -> ModelRequest:
         return ModelRequest(
@@ -61,10 +65,10 @@ class Session:
         state = self.state
         state.messages.append(Message(role="user", parts=[TextPart(prompt)]))
         while True:
-            self.budget.before_model_call(state)
+            request = self.budget.before_model_call(state, self._request())
             state.turns += 1
             yield ev.TurnStarted(turn=state.turns)
-            turn = Turn(self.chat, self._request(), state.turns)
+            turn = Turn(self.chat, request, state.turns)
             async for event in turn.run():
                 yield event
             cost = self.price(self.chat.model, turn.usage)
@@ -74,6 +78,7 @@ class Session:
             yield ev.TurnFinished(
                 turn=state.turns, finish_reason=turn.finish_reason, tool_calls=len(calls)
             )
+            self.budget.after_model_call(state)
             if turn.parts:
                 state.messages.append(turn.message)
             if not calls:
@@ -86,12 +91,20 @@ class Session:
                     state.denials.append(Denial(event.name, event.rule, event.reason))
                 yield event
             state.tool_calls += allowed
-            results: list[ToolResultPart] = list(batch.results)
+            results: list[Part] = list(batch.results)
             results += [
                 ToolResultPart(c.id, c.name, "", error="not started: the tool-call budget is spent")
                 for c in calls[allowed:]
             ]
-            state.messages.append(Message(role="user", parts=list(results)))
+            if repeated := self.loops.observe(calls):
+                yield ev.LoopDetectedEvent(
+                    kind="tool_call", detail=repeated, recovering=not self.loop_warned
+                )
+                if self.loop_warned:
+                    raise LoopDetected(f"loop detected: {repeated}")
+                self.loop_warned = True
+                results.append(TextPart(RECOVERY_NUDGE.format(detail=repeated)))
+            state.messages.append(Message(role="user", parts=results))
             if allowed < len(calls):
                 cap = self.budget.budget.max_tool_calls or 0
                 raise BudgetExhausted("max_tool_calls", state.tool_calls + 1, cap)

@@ -12,10 +12,11 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentci.errors import Cancelled, InvalidInput, StopRun
 from agentci.events import types as ev
-from agentci.loop.budget import BudgetTracker
+from agentci.loop.budget import BudgetTracker, RunTotals
 from agentci.loop.chat import Chat
 from agentci.loop.plan import TaskPlan
 from agentci.loop.prompts import system_prompt
@@ -25,6 +26,10 @@ from agentci.outcome import Status, exit_code_for
 from agentci.outputs.report import TaskReport
 from agentci.providers.base import Provider
 from agentci.recipe.schema import Recipe
+
+if TYPE_CHECKING:
+    from agentci.outputs.patch import Baseline
+    from agentci.verify.stage import ChangeCheck
 
 Emit = Callable[[ev.Event], object]
 
@@ -40,6 +45,7 @@ class RunSettings:
     record: Path | None = None
     provider_factory: Callable[[TaskPlan], Provider] | None = None  # tests: no network
     env_extra: dict[str, str] = field(default_factory=dict)
+    totals: RunTotals | None = None  # budget.total: what earlier tasks of the run used
 
 
 class TaskRun:
@@ -53,6 +59,8 @@ class TaskRun:
         self.patch = ""
         self.signal_name: str | None = None
         self._work: asyncio.Task[None] | None = None
+        self.check: ChangeCheck | None = None  # verify + guards (agentci/verify), once ready
+        self.budget = BudgetTracker(plan.budget, total=settings.totals, pricing=plan.model.pricing)
 
     def cancel(self, signal_name: str) -> None:
         """Stop the model call or tool that is running; the task ends ``cancelled``."""
@@ -77,8 +85,9 @@ class TaskRun:
                 )
             workspace = prepare_workspace(ws_config, base_dir=self.settings.base_dir)
             baseline = capture_baseline(workspace.path, exclude=self._excluded(workspace.path))
+            self.check = self._change_check(workspace.path, baseline)
             self._work = asyncio.ensure_future(self._work_on(workspace.path, report))
-            await self._work
+            await self.budget.guard_wall(self._work)  # the wall clock cancels the work
             report.status, report.reason = self._finished_status(baseline)
         except asyncio.CancelledError:
             if self.signal_name is None:
@@ -132,6 +141,9 @@ class TaskRun:
     def _finished_status(self, baseline: object) -> tuple[Status, str]:
         from agentci.outputs.patch import changed_files
 
+        verdict = self.check.verdict() if self.check is not None else None
+        if verdict is not None:  # verify failed / regressed / guard broken, or nothing to fix
+            return verdict
         if changed_files(baseline):  # type: ignore[arg-type]
             return Status.success, ""
         return Status.no_changes, "the model finished without changing any file"
@@ -149,6 +161,8 @@ class TaskRun:
             from agentci.outputs.patch import changed_files, diff_since
 
             try:
+                if self.check is not None:  # reverts what the guards refuse, before the patch
+                    self.check.finish(report)
                 self.patch = diff_since(baseline)  # type: ignore[arg-type]
                 report.changed_files = changed_files(baseline)  # type: ignore[arg-type]
             except Exception as err:  # noqa: BLE001 - a broken workspace must not lose the report
@@ -214,19 +228,51 @@ class TaskRun:
             tools=[t.spec() for t in tools.values()],
             system=system_prompt(workspace=str(workspace), instructions=plan.instructions),
             model=plan.model,
-            budget=BudgetTracker(plan.budget),
+            budget=self.budget,
             price=self._price_fn(),
             state=self.state,
         )
-        async for event in session.run(plan.render_prompt()):
-            self.emit(event)
+        await self._run_checked(session)
+
+    async def _run_checked(self, session: Session) -> None:
+        """Baseline verify, then the session; after each, guards + verify decide whether the
+        model gets a follow-up prompt (the failures) or the task is done (docs/verify.md)."""
+        check = self.check
+        assert check is not None
+        if not await check.before_agent():
+            return  # the baseline already passes: nothing to fix, no tokens spent
+        prompt: str | None = self.plan.render_prompt(extra=check.prompt_vars())
+        while prompt is not None:
+            async for event in session.run(prompt):
+                self.emit(event)
+            prompt = await check.after_agent()
+
+    def _change_check(self, workspace: Path, baseline: Baseline) -> ChangeCheck:
+        from agentci.policy.env import child_env
+        from agentci.verify.stage import ChangeCheck
+
+        env = child_env(self.settings.recipe.policy.env_passthrough)
+        return ChangeCheck(
+            self.plan, workspace=workspace, env=env, baseline=baseline, emit=self.emit
+        )
 
     def _provider(self) -> Provider:
         if self.settings.provider_factory is not None:
             return self.settings.provider_factory(self.plan)
         from agentci.providers import make_provider
 
-        return make_provider(self.plan.model, base_dir=self.settings.recipe_path.parent)
+        provider = make_provider(self.plan.model, base_dir=self.settings.recipe_path.parent)
+        if self.settings.record is not None:
+            from agentci.providers.recording import RecordingProvider
+
+            return RecordingProvider(provider, self._record_path(self.settings.record))
+        return provider
+
+    def _record_path(self, record: Path) -> Path:
+        """``--record FILE``; with several tasks, one cassette per task (FILE.<task>.jsonl)."""
+        if len(self.settings.recipe.tasks or []) > 1:
+            return record.with_name(f"{record.stem}.{self.plan.name}{record.suffix or '.jsonl'}")
+        return record
 
     def _price_fn(self):  # noqa: ANN202
         from agentci.providers.pricing import cost_for

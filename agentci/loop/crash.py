@@ -1,0 +1,68 @@
+"""The last resort: a bug escaped every other handler. Exit 70, honestly, with what we have.
+
+Bugs inside a task are caught by the task (status ``internal_error``, the traceback in an
+``error`` event, every output written). This module covers the rest — a failure in the runner,
+an event sink or the launch code itself: one line on stderr, the redacted traceback after it,
+and, when the run had started, an ``error`` event, the outputs and ``run_finished``.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from typing import TYPE_CHECKING, Any
+
+from agentci.outcome import Status, exit_code_for
+
+if TYPE_CHECKING:
+    from agentci.loop.runner import Runner
+
+INTERNAL_ERROR = exit_code_for(Status.internal_error)
+
+
+def _redact(redactor: Any, text: str) -> str:
+    if redactor is None:
+        from agentci.outputs.redact import Redactor
+
+        redactor = Redactor.from_environ()
+    return redactor.redact(text)
+
+
+def crash_exit(err: BaseException, *, runner: Runner | None = None, redactor: Any = None) -> int:
+    """Report ``err`` as an internal error and return exit code 70 (never raises)."""
+    tb = traceback.format_exc()
+    try:
+        line = f"agentci: internal error (a bug in agentci): {type(err).__name__}: {err}"
+        print(_redact(redactor, line), file=sys.stderr)
+        print(_redact(redactor, tb), file=sys.stderr)
+    except Exception:  # noqa: BLE001 - stderr may be gone; the exit code still tells
+        pass
+    if runner is None:
+        return INTERNAL_ERROR
+    try:
+        from agentci.events import types as ev
+        from agentci.loop.runner import finish_run
+        from agentci.outputs.report import RunReport
+
+        message = f"{type(err).__name__}: {err}"
+        runner.emitter.emit(ev.Error(kind="internal_error", message=message, traceback=tb))
+        report = RunReport(
+            run_id=runner.emitter.run_id,
+            recipe=str(runner.settings.recipe_path),
+            recipe_name=runner.settings.recipe.name,
+            status=Status.internal_error,
+            exit_code=INTERNAL_ERROR,
+            reason=message,
+            tasks=[],
+        )
+        patches = {p.name: "" for p in runner.plans}
+        finish_run(
+            report,
+            patches,
+            out_dir=runner.out_dir,
+            emitter=runner.emitter,
+            redactor=runner.redactor,
+        )
+    except Exception:  # noqa: BLE001 - nothing more can be saved
+        pass
+    return INTERNAL_ERROR
