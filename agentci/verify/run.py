@@ -14,8 +14,9 @@ Per-test outcomes come from a JUnit XML file, parsed with junitparser:
   in the patch.
 * Neither — only pass/fail (exit code 0 passes) and the output tail are known.
 
-Verify runs with ``PYTHONDONTWRITEBYTECODE=1``, ``RUFF_NO_CACHE=true`` and ``MYPY_CACHE_DIR`` in a
-temp dir, so checking the workspace does not add caches to it (or to the patch).
+Verify runs with ``PYTHONDONTWRITEBYTECODE=1``, ``RUFF_NO_CACHE=true`` and
+``MYPY_CACHE_DIR=/dev/null``, so checking the workspace adds no caches to it (or to the patch),
+and no cache can make a later run stale.
 """
 
 from __future__ import annotations
@@ -138,7 +139,7 @@ def verify_env(base: Mapping[str, str], verify: Verify, junit_path: Path | None,
     env = dict(base)
     env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
     env.setdefault("RUFF_NO_CACHE", "true")
-    env.setdefault("MYPY_CACHE_DIR", str(tmp / "mypy_cache"))
+    env.setdefault("MYPY_CACHE_DIR", os.devnull)  # no cache: none in the workspace, none stale
     if verify.runner == "pytest" and junit_path is not None:
         extra = f"--junitxml={shlex.quote(str(junit_path))} -p no:cacheprovider"
         env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')} {extra}".strip()
