@@ -5,6 +5,7 @@
 * A cost budget (``max_cost_usd`` of a task or ``budget.total``) needs a price for every model
   that may answer (the model and its fallbacks): agentci refuses to start rather than run with
   a cap it cannot enforce.
+* A live model needs an API key (checked here so the user gets one line, not a failed task).
 """
 
 from __future__ import annotations
@@ -41,7 +42,18 @@ def check_cost_budget_prices(recipe: Recipe, plans: list[TaskPlan]) -> None:
                 )
 
 
+def check_api_keys(plans: list[TaskPlan]) -> None:
+    """Refuse a live model without credentials (replay: and scripted: models need none)."""
+    for plan in plans:
+        if not plan.model.name.startswith(("replay:", "scripted:")):
+            from agentci.providers.gemini import GeminiProvider
+
+            GeminiProvider.from_config(plan.model)  # raises InvalidInput without a key
+            return
+
+
 def preflight(recipe: Recipe, plans: list[TaskPlan], overrides: dict[str, Any]) -> None:
     """All checks above, in order; raises :class:`InvalidInput`."""
     apply_budget_overrides(plans, overrides)
     check_cost_budget_prices(recipe, plans)
+    check_api_keys(plans)
