@@ -118,6 +118,9 @@ async def _run_with_signals(runner: Runner) -> RunReport:
     def on_signal(name: str) -> None:
         if runner.signal_name is not None:  # the second signal: leave now
             code = exit_code_for(Status.cancelled, signal_name=name)
+            from agentci.tools.process import kill_running_groups
+
+            kill_running_groups()  # no tool outlives agentci, even now
             with contextlib.suppress(Exception):  # one last line keeps the log honest
                 runner.emitter.emit(
                     RunFinished(status="cancelled", exit_code=code, reason=f"second {name}")

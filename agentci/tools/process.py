@@ -56,6 +56,16 @@ def _limits(max_file_bytes: int, max_processes: int) -> None:
         resource.setrlimit(resource.RLIMIT_NPROC, (cap, cap))
 
 
+#: Process groups of the commands running now (a second signal kills them before exiting).
+RUNNING_GROUPS: set[int] = set()
+
+
+def kill_running_groups() -> None:
+    """Kill every command still running (used when agentci must exit at once)."""
+    for pid in list(RUNNING_GROUPS):
+        _kill_group(pid)
+
+
 def _kill_group(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
@@ -93,6 +103,7 @@ async def run_process(
         start_new_session=True,
         preexec_fn=lambda: _limits(max_file_bytes, max_processes),
     )
+    RUNNING_GROUPS.add(proc.pid)
     buf = HeadTailBuffer(output_cap)
     limited = False
 
@@ -133,10 +144,12 @@ async def run_process(
         code = None
     except BaseException:
         _kill_group(proc.pid)
+        RUNNING_GROUPS.discard(proc.pid)
         reader.cancel()
         with contextlib.suppress(BaseException):
             await asyncio.shield(proc.wait())
         raise
+    RUNNING_GROUPS.discard(proc.pid)
     try:
         await asyncio.wait_for(reader, 2)
     except asyncio.TimeoutError:

@@ -5,6 +5,7 @@ The scripted model writes one file per call, so the patch shows how far the work
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -88,7 +89,7 @@ def test_max_tool_calls_does_not_start_the_calls_past_the_cap(tmp_path: Path):
 
 
 def test_the_wall_clock_cancels_a_running_tool(tmp_path: Path):
-    marker = "sleep 37.123"
+    marker = f"sleep 37.{os.getpid()}"
     script = [write_call("before.txt", "x\n"), shell_call(marker), {"text": "done"}]
     rule = {"tool": "run_shell_command", "command": "sleep", "decision": "allow"}
     case = make_case(tmp_path, script, {"policy": {"rules": [rule]}})
@@ -106,7 +107,7 @@ def test_the_wall_clock_cancels_a_running_tool(tmp_path: Path):
 def test_a_tool_timeout_kills_the_tool_and_tells_the_model(tmp_path: Path):
     """tool_timeout_seconds is a per-call limit: the call fails, the model carries on (DESIGN §1:
     a tool failure never ends the run). See docs/exit-codes.md."""
-    marker = "sleep 38.321"
+    marker = f"sleep 38.{os.getpid()}"
     script = [shell_call(marker), write_call("after.txt", "x\n"), {"text": "done"}]
     rule = {"tool": "run_shell_command", "command": "sleep", "decision": "allow"}
     recipe = {"policy": {"rules": [rule]}, "budget": {"tool_timeout_seconds": 1}}

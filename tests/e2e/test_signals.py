@@ -1,0 +1,140 @@
+"""SIGINT / SIGTERM / SIGKILL to a real ``agentci`` process, mid tool call and mid model call.
+
+The contract (issue 5): exit 130 / 143 within 5 s, every output written (events ending with
+``run_finished``, result.json, junit.xml with an error testcase, the patch so far), no tool
+process left behind; a second signal exits at once; after SIGKILL the log still parses line by
+line and the next run in the same output folder starts clean.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import junitparser
+import pytest
+import yaml
+from e2e_scenario import (
+    Case,
+    jsonl_lines,
+    kill_all,
+    make_case,
+    pids_with,
+    shell_call,
+    wait_for,
+    write_call,
+)
+
+from agentci.testing.fake_gemini import FakeGemini
+
+CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
+ALLOW_SLEEP = {"policy": {"rules": [{"tool": "run_shell_command", "command": "sleep", "decision": "allow"}]}}  # fmt: skip
+CONTRACT_SECONDS = 5.0
+
+
+def unique() -> str:
+    """Digits that make a ``sleep`` command line unique to this test run."""
+    return f"{os.getpid()}{time.monotonic_ns() % 10**6:06d}"
+
+
+def sleeping_case(root: Path, marker: str) -> Case:
+    script = [write_call("before.txt", "work so far\n"), shell_call(marker), {"text": "done"}]
+    return make_case(root, script, ALLOW_SLEEP)
+
+
+def stop(proc: subprocess.Popen[str], sig: int) -> tuple[int, float]:
+    """Send ``sig``; return the exit code and how long the process took to end."""
+    sent = time.monotonic()
+    proc.send_signal(sig)
+    try:
+        code = proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise
+    return code, time.monotonic() - sent
+
+
+def assert_clean_cancel(case: Case, code: int, sig: int) -> None:
+    lines = jsonl_lines(case.out / "events.jsonl")
+    last = lines[-1]
+    assert code == CODES[sig]
+    assert (last["type"], last["status"], last["exit_code"]) == ("run_finished", "cancelled", code)
+    assert any(e["type"] == "user_cancelled" and e["signal"] == sig.name for e in lines)
+    result = yaml.safe_load((case.out / "result.json").read_text())
+    assert (result["status"], result["exit_code"]) == ("cancelled", code)
+    suite = junitparser.JUnitXml.fromfile(str(case.out / "junit.xml"))
+    results = [r for s in suite for c in s for r in c.result]
+    assert any(isinstance(r, junitparser.Error) for r in results)
+    assert "before.txt" in (case.out / "patch.diff").read_text()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_mid_tool_call_stops_cleanly(tmp_path: Path, sig: int):
+    marker = f"sleep 61.{int(sig)}{unique()}"
+    case = sleeping_case(tmp_path, marker)
+    proc = case.popen("-q")
+    wait_for(lambda: pids_with(marker), what="the tool to start")
+    code, took = stop(proc, sig)
+    assert took < CONTRACT_SECONDS, took
+    assert_clean_cancel(case, code, sig)
+    assert pids_with(marker) == []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_mid_model_call_stops_cleanly(tmp_path: Path, sig: int):
+    turns = [
+        {
+            "function_calls": [
+                {"name": "write_file", "args": {"file_path": "before.txt", "content": "x\n"}}
+            ]
+        },  # fmt: skip
+        {"text": "never sent", "stall_after": 0, "stall_seconds": 60},
+    ]
+    with FakeGemini(turns) as fake:
+        case = make_case(tmp_path, None, {"model": {"name": "gemini-2.5-flash"}})
+        proc = case.popen("-q", env=fake.env())
+        wait_for(lambda: len(fake.generate_requests) >= 2, what="the second model call")
+        code, took = stop(proc, sig)
+    assert took < CONTRACT_SECONDS, took
+    assert_clean_cancel(case, code, sig)
+
+
+def test_a_second_signal_exits_at_once_with_a_valid_log(tmp_path: Path):
+    marker = f"sleep 62.{unique()}"
+    case = sleeping_case(tmp_path, marker)
+    proc = case.popen("-q")
+    wait_for(lambda: pids_with(marker), what="the tool to start")
+    proc.send_signal(signal.SIGINT)
+    code, took = stop(proc, signal.SIGTERM)
+    assert took < CONTRACT_SECONDS
+    assert code in (130, 143)
+    lines = jsonl_lines(case.out / "events.jsonl")  # every line parses
+    assert lines[-1]["type"] == "run_finished" and lines[-1]["exit_code"] in (130, 143)
+    wait_for(lambda: not pids_with(marker), timeout=10, what="the tool to be killed")
+
+
+def test_after_sigkill_the_log_parses_and_the_next_run_starts_clean(tmp_path: Path):
+    marker = f"sleep 63.{unique()}"
+    case = sleeping_case(tmp_path, marker)
+    proc = case.popen("-q")
+    wait_for(lambda: pids_with(marker), what="the tool to start")
+    proc.kill()
+    proc.wait(timeout=10)
+    try:
+        lines = jsonl_lines(case.out / "events.jsonl")
+        assert lines and lines[-1]["type"] != "run_finished"
+        first_run = lines[0]["run_id"]
+    finally:
+        kill_all(pids_with(marker))  # SIGKILL cannot clean up: documented in docs/exit-codes.md
+    (case.root / "script.yaml").write_text(yaml.safe_dump([{"text": "nothing to do"}]))
+    run = case.run("-q")
+    assert run.code == 1, run.stderr
+    new = jsonl_lines(case.out / "events.jsonl")
+    assert new[0]["type"] == "run_started" and new[-1]["type"] == "run_finished"
+    assert {e["run_id"] for e in new} == {new[0]["run_id"]} != {first_run}
+    previous = jsonl_lines(case.out.with_name("out.prev") / "events.jsonl")
+    assert previous[0]["run_id"] == first_run
+    assert not [p for p in case.out.rglob(".*tmp*")]
