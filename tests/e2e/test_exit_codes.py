@@ -1,0 +1,109 @@
+"""Every status of DESIGN §6 reaches the process exit code through the real CLI.
+
+Each row provokes its status honestly — a scripted model, the fake Gemini server, a bad recipe,
+a setup command that breaks agentci's own baseline — and checks that the exit code,
+result.json, the last event (``run_finished``) and summary.md agree. ``cancelled`` (130 / 143)
+is covered by test_signals.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e_scenario import Case, assert_agree, make_case, write_call
+
+from agentci.events import types as ev
+from agentci.outcome import EXIT_CODES, Status
+from agentci.testing.fake_gemini import FakeGemini
+
+READ_SAME = {"calls": [{"name": "read_file", "args": {"file_path": "README.md"}}]}
+WRITE_THEN_DONE = [write_call("new.txt", "x\n"), {"text": "done"}]
+
+
+@dataclass
+class Row:
+    """One way to end a run: the script (or fake-server turns), the recipe, the expectation."""
+
+    status: str
+    code: int
+    script: list[Any] | None = None
+    recipe: dict[str, Any] = field(default_factory=dict)
+    fake_turns: list[Any] | None = None
+    prepare: Callable[[Path, dict[str, Any]], dict[str, str]] | None = None
+
+
+def broken_baseline(root: Path, recipe: dict[str, Any]) -> dict[str, str]:
+    """A setup command that deletes agentci's private baseline: the patch cannot be computed,
+    an error no input validation could foresee — internal_error, not a crash."""
+    tmp = root / "tmpdir"
+    tmp.mkdir()
+    recipe["setup"] = [f"rm -rf {tmp}/agentci-baseline-*"]
+    return {"TMPDIR": str(tmp)}
+
+
+ROWS = [
+    Row("success", 0, WRITE_THEN_DONE),
+    Row("no_changes", 1, [{"text": "nothing to do"}]),
+    Row("no_changes", 0, [{"text": "nothing to do"}], {"allow_no_changes": True}),
+    Row(
+        "verify_failed",
+        1,
+        WRITE_THEN_DONE + WRITE_THEN_DONE,
+        {"verify": {"command": "exit 1", "attempts": 1, "baseline": False}},
+    ),
+    Row("invalid_input", 2, [], {"budget": {"max_turns": 0}}),
+    Row("invalid_input", 2, [], {"unknown_key": 1}),
+    Row("budget_exhausted", 3, WRITE_THEN_DONE, {"budget": {"max_turns": 1}}),
+    Row("loop_detected", 4, [READ_SAME] * 12),
+    Row(
+        "blocked",
+        5,
+        None,
+        {"model": {"name": "gemini-2.5-flash"}},
+        [{"text": "no", "finish_reason": "SAFETY"}],
+    ),  # fmt: skip
+    Row("provider_error", 6, [write_call("a.txt", "x\n")]),  # the script runs out
+    Row(
+        "provider_error",
+        6,
+        None,
+        {"model": {"name": "gemini-2.5-flash"}},
+        [{"error": {"code": 401}}],
+    ),  # fmt: skip
+    Row("internal_error", 70, [{"text": "done"}], prepare=broken_baseline),
+]
+
+
+def run_row(tmp_path: Path, row: Row):
+    recipe = dict(row.recipe)
+    env = row.prepare(tmp_path, recipe) if row.prepare else {}
+    case: Case = make_case(tmp_path, row.script, recipe)
+    if row.fake_turns is None:
+        return case.run(env=env)
+    with FakeGemini(row.fake_turns) as fake:
+        return case.run(env={**env, **fake.env()})
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[f"{r.status}-{r.code}-{i}" for i, r in enumerate(ROWS)])
+def test_every_status_reaches_the_exit_code(tmp_path: Path, row: Row):
+    run = run_row(tmp_path, row)
+    assert_agree(run, row.status, row.code)
+    task = run.result["tasks"][0] if run.result.get("tasks") else None
+    if task is not None:
+        assert task["status"] == row.status
+    if row.status == "internal_error":
+        errors = [e for e in run.events if isinstance(e, ev.Error) and e.kind == "internal_error"]
+        assert errors and errors[0].traceback, "the traceback is in the log"
+        assert "Traceback" not in run.stderr
+
+
+def test_the_table_covers_every_status():
+    covered = {r.status for r in ROWS} | {"cancelled"}  # cancelled: test_signals.py
+    assert covered == {s.value for s in Status}
+    for row in ROWS:
+        expected = EXIT_CODES[Status(row.status)]
+        assert row.code == expected or row.recipe.get("allow_no_changes")
