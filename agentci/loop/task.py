@@ -199,8 +199,14 @@ class TaskRun:
         recipe = self.settings.recipe
         plan = self.plan
         env = child_env(recipe.policy.env_passthrough)
+        policy = PolicyEngine.from_recipe(
+            recipe.policy, workspace=workspace, recipe_path=self.settings.recipe_path
+        )
         sandbox, warning = make_sandbox(
-            recipe.sandbox, workspace=workspace, network=recipe.policy.network
+            recipe.sandbox,
+            workspace=workspace,
+            network=recipe.policy.network,
+            readonly=policy.sandbox_readonly(),
         )
         provider = self._provider()
         self.emit(
@@ -218,9 +224,6 @@ class TaskRun:
             timeout_seconds=plan.budget.tool_timeout_seconds,
             read_cache=self.state.read_cache,
             sandbox=sandbox,
-        )
-        policy = PolicyEngine.from_recipe(
-            recipe.policy, workspace=workspace, recipe_path=self.settings.recipe_path
         )
         session = Session(
             chat=Chat(provider, plan.model),

@@ -159,3 +159,28 @@ def test_a_follow_up_prompt_continues_the_same_conversation(repo_factory):
     assert [m.text for m in provider.requests[1].messages] == ["one", "First.", "two"]
     assert session.state.turns == 2
     assert session.state.final_text == "Second."
+
+
+def test_a_repeated_call_gets_one_recovery_nudge_then_stops_the_loop(repo_factory):
+    from agentci.context.loop_detection import LoopDetector
+    from agentci.errors import LoopDetected
+
+    repo = repo_factory({"a.txt": "x\n"})
+    provider = ScriptedProvider(
+        lambda request, i: Reply(calls=[call("read_file", file_path="a.txt")])
+    )
+    session = make_session(repo, provider)
+    session.loops = LoopDetector(threshold=3)
+    events: list[ev.Event] = []
+
+    async def collect() -> None:
+        async for e in session.run("Go"):
+            events.append(e)
+
+    with pytest.raises(LoopDetected):
+        asyncio.run(collect())
+    loops = [e for e in events if isinstance(e, ev.LoopDetectedEvent)]
+    assert [e.recovering for e in loops] == [True, False]
+    assert len(provider.requests) == 6
+    nudge = provider.requests[3].messages[-1].parts[-1]
+    assert isinstance(nudge, TextPart) and "repeating the same step" in nudge.text
