@@ -1,0 +1,76 @@
+"""Events: the union matches the contract, and the JSONL log is valid line by line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agentci.events import types as ev
+from agentci.events.sinks import Emitter, JsonlSink
+
+DESIGN_TYPES = [
+    "run_started",
+    "task_started",
+    "turn_started",
+    "model_info",
+    "content",
+    "thought",
+    "tool_call_request",
+    "tool_call_decision",
+    "tool_call_response",
+    "retry",
+    "model_fallback",
+    "chat_compressed",
+    "context_window_will_overflow",
+    "loop_detected",
+    "hook_result",
+    "agent_execution_stopped",
+    "agent_execution_blocked",
+    "invalid_stream",
+    "usage",
+    "turn_finished",
+    "verify_result",
+    "budget_exhausted",
+    "error",
+    "user_cancelled",
+    "task_finished",
+    "run_finished",
+]
+
+
+def test_the_union_declares_exactly_the_contracts_event_types():
+    assert list(ev.EVENT_TYPES) == DESIGN_TYPES
+
+
+def test_the_emitter_stamps_seq_ts_run_id_and_task(tmp_path: Path):
+    sink = JsonlSink(tmp_path / "events.jsonl")
+    emitter = Emitter("run123", [sink])
+    emitter.emit(ev.Content(text="hello"), task="t1")
+    emitter.emit(ev.TurnStarted(turn=2), task="t1")
+    sink.close()
+    lines = (tmp_path / "events.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    assert {k: first[k] for k in ("v", "seq", "run_id", "task", "type", "text")} == {
+        "v": 1, "seq": 1, "run_id": "run123", "task": "t1", "type": "content", "text": "hello",
+    }  # fmt: skip
+    assert first["ts"].endswith("Z") and first["ts"][:4].isdigit()
+    assert [ev.parse_event(line).seq for line in lines] == [1, 2]
+
+
+def test_each_event_is_one_line_even_with_newlines_in_the_text(tmp_path: Path):
+    sink = JsonlSink(tmp_path / "events.jsonl")
+    Emitter("r", [sink]).emit(ev.Content(text="a\nb\r\nc\u2028d"))
+    sink.close()
+    lines = (tmp_path / "events.jsonl").read_bytes().split(b"\n")
+    assert lines[1:] == [b""]
+    assert ev.parse_event(lines[0]).text == "a\nb\r\nc\u2028d"
+
+
+def test_the_log_applies_the_redaction_function(tmp_path: Path):
+    def redact(data):
+        return json.loads(json.dumps(data).replace("s3cr3t-value", "***"))
+
+    sink = JsonlSink(tmp_path / "events.jsonl", redact=redact)
+    Emitter("r", [sink]).emit(ev.Content(text="token s3cr3t-value here"))
+    sink.close()
+    assert "s3cr3t-value" not in (tmp_path / "events.jsonl").read_text()
