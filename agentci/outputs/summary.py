@@ -59,6 +59,36 @@ def _fence(text: str) -> str:
     return fence
 
 
+_TEST_GROUPS = (
+    ("fixed", "Fixed"),
+    ("regressed", "Regressed"),
+    ("still_failing", "Still failing"),
+    ("added_failing", "New and failing"),
+    ("flaky", "Flaky (failed, then passed on a rerun)"),
+)
+
+
+def _test_changes(run: RunReport) -> list[str]:
+    """What verify saw change between the baseline and the last run, per task."""
+    lines: list[str] = []
+    for t in run.tasks:
+        verify = t.extra.get("verify") if isinstance(t.extra, dict) else None
+        if not isinstance(verify, dict):
+            continue
+        groups = [(title, verify.get(key) or []) for key, title in _TEST_GROUPS]
+        groups = [(title, ids) for title, ids in groups if ids]
+        if not groups:
+            continue
+        title = "Tests" if len(run.tasks) == 1 else f"Tests: {_cell(t.name)}"
+        lines += [f"### {title}", ""]
+        for group, ids in groups:
+            shown = ", ".join(f"`{_cell(i)}`" for i in ids[:MAX_FILES])
+            more = f" and {len(ids) - MAX_FILES} more" if len(ids) > MAX_FILES else ""
+            lines.append(f"- **{group} ({len(ids)})**: {shown}{more}")
+        lines.append("")
+    return lines
+
+
 def render_summary(run: RunReport) -> str:
     """The summary as markdown."""
     status = _status(run.status)
@@ -84,6 +114,7 @@ def render_summary(run: RunReport) -> str:
             )
         lines.append("")
 
+    lines += _test_changes(run)
     files = changed_files(run)
     lines.append(f"### Changed files ({len(files)})")
     lines.append("")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from xml.etree import ElementTree
 from pathlib import Path
 
 import junitparser
@@ -83,8 +84,22 @@ def test_junit_parses_and_reports_the_task(demo: Run):
     suites = list(xml) if isinstance(xml, junitparser.JUnitXml) else [xml]
     assert [s.name for s in suites] == ["fix-failing-test"]
     cases = {case.name: case for case in suites[0]}
-    assert "agent" in cases
     assert cases["agent"].is_passed
+    tree = ElementTree.parse(demo.out / "junit.xml")
+    fixed = sorted(c.get("name") for c in tree.iter("testcase") if c.get("status") == "fixed")
+    assert fixed == [
+        "verify:tests.test_pricing::test_no_discount_keeps_the_price",
+        "verify:tests.test_pricing::test_quarter_off",
+        "verify:tests.test_pricing::test_total_applies_the_discount_to_each_price",
+    ]
+
+
+def test_verify_ran_before_and_after_the_agent(demo: Run):
+    runs = [e for e in demo.events if isinstance(e, ev.VerifyResult)]
+    assert [(e.phase, e.passed, e.counts["failed"]) for e in runs] == [
+        ("baseline", False, 3),
+        ("attempt", True, 0),
+    ]
 
 
 def test_the_console_shows_a_short_summary(demo: Run):
@@ -94,5 +109,6 @@ def test_the_console_shows_a_short_summary(demo: Run):
 
 def test_summary_md_names_the_outcome(demo: Run):
     summary = (demo.out / "summary.md").read_text()
-    assert "success" in summary
-    assert "shop/pricing.py" in summary
+    assert "**Run succeeded** (status `success`, exit code 0)" in summary
+    assert "- **Fixed (3)**:" in summary
+    assert "- `shop/pricing.py`" in summary
