@@ -5,8 +5,8 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-from xml.etree import ElementTree
 from pathlib import Path
+from xml.etree import ElementTree
 
 import junitparser
 import pytest
