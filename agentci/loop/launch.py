@@ -86,7 +86,7 @@ def _launch(opts: LaunchOptions) -> int:
         values = resolve_parameters(recipe, parse_assignments(opts.params))
         out_dir = prepare_out_dir(opts.out_dir or Path(recipe.outputs.dir))
         plans = plan_tasks(recipe, values, out_dir)
-        preflight(recipe, plans, opts.budget_overrides)
+        preflight(recipe, plans, opts.budget_overrides, recipe_dir=opts.recipe.resolve().parent)
     except (InvalidInput, OSError) as err:  # OSError: an unreadable recipe, an unusable out dir
         out_dir = opts.out_dir or Path(recipe.outputs.dir if recipe else ".agentci/out")
         return invalid_input_exit(opts, out_dir, str(err), Redactor.from_environ())

@@ -5,11 +5,13 @@
 * A cost budget (``max_cost_usd`` of a task or ``budget.total``) needs a price for every model
   that may answer (the model and its fallbacks): agentci refuses to start rather than run with
   a cap it cannot enforce.
-* A live model needs an API key (checked here so the user gets one line, not a failed task).
+* Each model can be built: a live model has an API key, a ``scripted:`` or ``replay:`` file
+  exists and parses (so the user gets one line, not a failed task).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from agentci.errors import InvalidInput
@@ -42,18 +44,23 @@ def check_cost_budget_prices(recipe: Recipe, plans: list[TaskPlan]) -> None:
                 )
 
 
-def check_api_keys(plans: list[TaskPlan]) -> None:
-    """Refuse a live model without credentials (replay: and scripted: models need none)."""
+def check_models(plans: list[TaskPlan], recipe_dir: Path) -> None:
+    """Build each task's provider once: a missing key, a missing or broken ``scripted:`` /
+    ``replay:`` file is reported now, in one line (building sends nothing to a model)."""
+    from agentci.providers import make_provider
+
+    seen: set[str] = set()
     for plan in plans:
-        if not plan.model.name.startswith(("replay:", "scripted:")):
-            from agentci.providers.gemini import GeminiProvider
+        key = plan.model.model_dump_json()
+        if key not in seen:
+            seen.add(key)
+            make_provider(plan.model, base_dir=recipe_dir)
 
-            GeminiProvider.from_config(plan.model)  # raises InvalidInput without a key
-            return
 
-
-def preflight(recipe: Recipe, plans: list[TaskPlan], overrides: dict[str, Any]) -> None:
+def preflight(
+    recipe: Recipe, plans: list[TaskPlan], overrides: dict[str, Any], *, recipe_dir: Path
+) -> None:
     """All checks above, in order; raises :class:`InvalidInput`."""
     apply_budget_overrides(plans, overrides)
     check_cost_budget_prices(recipe, plans)
-    check_api_keys(plans)
+    check_models(plans, recipe_dir)

@@ -61,8 +61,18 @@ RUNNING_GROUPS: set[int] = set()
 
 
 def kill_running_groups() -> None:
-    """Kill every command still running (used when agentci must exit at once)."""
-    for pid in list(RUNNING_GROUPS):
+    """Kill every command still running (used when agentci must exit at once), including one
+    still being started: any child of ours that leads its own process group."""
+    pids = set(RUNNING_GROUPS)
+    children: list[int] = []
+    with contextlib.suppress(OSError):  # Linux; elsewhere the registry alone
+        for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+            children += [int(c) for c in (task / "children").read_text().split()]
+    for child in children:
+        with contextlib.suppress(OSError):
+            if os.getpgid(child) == child:
+                pids.add(child)
+    for pid in pids:
         _kill_group(pid)
 
 
@@ -93,16 +103,26 @@ async def run_process(
     if sandbox is not None:
         argv = sandbox.wrap(argv, cwd)
     start = time.monotonic()
-    proc = await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=str(cwd),
-        env=dict(env),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
-        preexec_fn=lambda: _limits(max_file_bytes, max_processes),
+    creating = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            *argv,
+            cwd=str(cwd),
+            env=dict(env),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=lambda: _limits(max_file_bytes, max_processes),
+        )
     )
+    try:
+        proc = await asyncio.shield(creating)
+    except asyncio.CancelledError:  # cancelled while starting: the child exists, end it too
+        with contextlib.suppress(Exception):
+            started = await creating
+            _kill_group(started.pid)
+            await started.wait()
+        raise
     RUNNING_GROUPS.add(proc.pid)
     buf = HeadTailBuffer(output_cap)
     limited = False
