@@ -130,3 +130,17 @@ def test_budget_total_spans_the_tasks_of_a_run(tmp_path: Path):
     limits = {e.task: e.limit for e in run.events if isinstance(e, ev.BudgetExhaustedEvent)}
     assert limits["two"] == "total.max_tokens"
     assert run.result["usage"]["total_tokens"] <= 3000
+
+
+def test_the_wall_clock_cancels_a_stalled_model_call(tmp_path: Path):
+    from agentci.testing.fake_gemini import FakeGemini
+
+    turns = [{"text": "never sent", "stall_after": 0, "stall_seconds": 60}]
+    with FakeGemini(turns) as fake:
+        case = make_case(tmp_path, None, {"model": {"name": "gemini-2.5-flash"}})
+        started = time.monotonic()
+        run = case.run("--timeout", "1.5", env=fake.env())
+        took = time.monotonic() - started
+    assert_agree(run, "budget_exhausted", 3)
+    assert exhausted(run).limit == "max_wall_seconds"
+    assert took < 20  # not the 60 s stall nor the 120 s request timeout
