@@ -47,9 +47,11 @@ class ToolResultPart:
     def as_response(self) -> dict[str, Any]:
         """The ``functionResponse.response`` object the model reads."""
         if self.error is not None:
-            return {"error": self.error, "output": self.output} if self.output else {
-                "error": self.error
-            }
+            return (
+                {"error": self.error, "output": self.output}
+                if self.output
+                else {"error": self.error}
+            )
         return {"output": self.output}
 
 
