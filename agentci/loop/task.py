@@ -10,7 +10,7 @@ import asyncio
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +22,7 @@ from agentci.loop.plan import TaskPlan
 from agentci.loop.prompts import system_prompt
 from agentci.loop.session import Session
 from agentci.loop.state import State
+from agentci.loop.turn import PriceFn
 from agentci.outcome import Status, exit_code_for
 from agentci.outputs.report import TaskReport
 from agentci.providers.base import Provider
@@ -43,8 +44,7 @@ class RunSettings:
     base_dir: Path  # the folder workspace.path is relative to (the working directory)
     workspace_override: Path | None = None
     record: Path | None = None
-    provider_factory: Callable[[TaskPlan], Provider] | None = None  # tests: no network
-    env_extra: dict[str, str] = field(default_factory=dict)
+    provider_factory: Callable[[TaskPlan], Provider] | None = None  # in-process model (tests)
     totals: RunTotals | None = None  # budget.total: what earlier tasks of the run used
 
 
@@ -59,6 +59,7 @@ class TaskRun:
         self.patch = ""
         self.signal_name: str | None = None
         self._work: asyncio.Task[None] | None = None
+        self.baseline: Baseline | None = None  # the workspace after setup, before the agent
         self.check: ChangeCheck | None = None  # verify + guards (agentci/verify), once ready
         self.budget = BudgetTracker(plan.budget, total=settings.totals, pricing=plan.model.pricing)
 
@@ -73,9 +74,7 @@ class TaskRun:
         started = time.monotonic()
         report = TaskReport(name=self.plan.name, status=Status.internal_error, exit_code=70)
         workspace = None
-        baseline = None
         try:
-            from agentci.outputs.patch import capture_baseline
             from agentci.workspace import prepare_workspace
 
             ws_config = self.settings.recipe.workspace
@@ -84,11 +83,9 @@ class TaskRun:
                     update={"path": str(self.settings.workspace_override)}
                 )
             workspace = prepare_workspace(ws_config, base_dir=self.settings.base_dir)
-            baseline = capture_baseline(workspace.path, exclude=self._excluded(workspace.path))
-            self.check = self._change_check(workspace.path, baseline)
-            self._work = asyncio.ensure_future(self._work_on(workspace.path, report))
+            self._work = asyncio.ensure_future(self._work_on(workspace.path))
             await self.budget.guard_wall(self._work)  # the wall clock cancels the work
-            report.status, report.reason = self._finished_status(baseline)
+            report.status, report.reason = self._finished_status()
         except asyncio.CancelledError:
             if self.signal_name is None:
                 raise
@@ -108,7 +105,7 @@ class TaskRun:
                 )
             )
         finally:
-            self._finish(report, baseline, started)
+            self._finish(report, started)
             if workspace is not None:
                 workspace.cleanup()
         return report
@@ -138,17 +135,17 @@ class TaskRun:
         else:
             self.emit(ev.Error(kind=stop.status, message=stop.reason))
 
-    def _finished_status(self, baseline: object) -> tuple[Status, str]:
+    def _finished_status(self) -> tuple[Status, str]:
         from agentci.outputs.patch import changed_files
 
         verdict = self.check.verdict() if self.check is not None else None
         if verdict is not None:  # verify failed / regressed / guard broken, or nothing to fix
             return verdict
-        if changed_files(baseline):  # type: ignore[arg-type]
+        if self.baseline is not None and changed_files(self.baseline):
             return Status.success, ""
         return Status.no_changes, "the model finished without changing any file"
 
-    def _finish(self, report: TaskReport, baseline: object, started: float) -> None:
+    def _finish(self, report: TaskReport, started: float) -> None:
         """Fill in the report from the state and the workspace, whatever happened."""
         state = self.state
         report.turns = state.turns
@@ -157,14 +154,15 @@ class TaskRun:
         report.summary = state.final_text
         report.model = self.plan.model.name
         report.duration_ms = int((time.monotonic() - started) * 1000)
+        baseline = self.baseline
         if baseline is not None:
             from agentci.outputs.patch import changed_files, diff_since
 
             try:
                 if self.check is not None:  # reverts what the guards refuse, before the patch
                     self.check.finish(report)
-                self.patch = diff_since(baseline)  # type: ignore[arg-type]
-                report.changed_files = changed_files(baseline)  # type: ignore[arg-type]
+                self.patch = diff_since(baseline)
+                report.changed_files = changed_files(baseline)
             except Exception as err:  # noqa: BLE001 - a broken workspace must not lose the report
                 self.emit(
                     ev.Error(kind="internal_error", message=f"could not compute the patch: {err}")
@@ -172,7 +170,7 @@ class TaskRun:
                 if report.status is Status.success:
                     report.status, report.reason = Status.internal_error, str(err)
             finally:
-                baseline.cleanup()  # type: ignore[attr-defined]
+                baseline.cleanup()
         report.exit_code = exit_code_for(
             report.status, allow_no_changes=self.plan.allow_no_changes, signal_name=self.signal_name
         )
@@ -187,14 +185,16 @@ class TaskRun:
             )
         )
 
-    async def _work_on(self, workspace: Path, report: TaskReport) -> None:
-        """Setup, then the agent loop."""
+    async def _work_on(self, workspace: Path) -> None:
+        """Setup, the snapshot the patch is taken against, then the agent loop."""
+        from agentci.outputs.patch import capture_baseline
         from agentci.policy.env import child_env
         from agentci.policy.rules import PolicyEngine
         from agentci.policy.sandbox import make_sandbox
         from agentci.tools.base import ToolContext
         from agentci.tools.registry import default_tools
         from agentci.tools.scheduler import Scheduler
+        from agentci.verify.stage import ChangeCheck
 
         recipe = self.settings.recipe
         plan = self.plan
@@ -217,6 +217,10 @@ class TaskRun:
         if warning:
             self.emit(ev.Error(kind="sandbox_unavailable", message=warning))
         await self._setup(workspace, env)
+        self.baseline = capture_baseline(workspace, exclude=self._excluded(workspace))
+        self.check = ChangeCheck(
+            plan, workspace=workspace, env=env, baseline=self.baseline, emit=self.emit
+        )
         tools = default_tools()
         ctx = ToolContext(
             workspace=workspace,
@@ -250,15 +254,6 @@ class TaskRun:
                 self.emit(event)
             prompt = await check.after_agent()
 
-    def _change_check(self, workspace: Path, baseline: Baseline) -> ChangeCheck:
-        from agentci.policy.env import child_env
-        from agentci.verify.stage import ChangeCheck
-
-        env = child_env(self.settings.recipe.policy.env_passthrough)
-        return ChangeCheck(
-            self.plan, workspace=workspace, env=env, baseline=baseline, emit=self.emit
-        )
-
     def _provider(self) -> Provider:
         if self.settings.provider_factory is not None:
             return self.settings.provider_factory(self.plan)
@@ -277,7 +272,7 @@ class TaskRun:
             return record.with_name(f"{record.stem}.{self.plan.name}{record.suffix or '.jsonl'}")
         return record
 
-    def _price_fn(self):  # noqa: ANN202
+    def _price_fn(self) -> PriceFn:
         from agentci.providers.pricing import cost_for
 
         override = self.plan.model.pricing

@@ -1,7 +1,7 @@
 """Every status of DESIGN §6 reaches the process exit code through the real CLI.
 
 Each row provokes its status honestly — a scripted model, the fake Gemini server, a bad recipe,
-a setup command that breaks agentci's own baseline — and checks that the exit code,
+a model that deletes agentci's own baseline — and checks that the exit code,
 result.json, the last event (``run_finished``) and summary.md agree. ``cancelled`` (130 / 143)
 is covered by test_signals.py.
 """
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from e2e_scenario import Case, assert_agree, make_case, write_call
 
 from agentci.events import types as ev
@@ -37,11 +38,22 @@ class Row:
 
 
 def broken_baseline(root: Path, recipe: dict[str, Any]) -> dict[str, str]:
-    """A setup command that deletes agentci's private baseline: the patch cannot be computed,
-    an error no input validation could foresee — internal_error, not a crash."""
+    """The model deletes agentci's private baseline with an allowed shell command (no sandbox):
+    the patch cannot be computed, an error no input validation could foresee — internal_error,
+    not a crash."""
     tmp = root / "tmpdir"
     tmp.mkdir()
-    recipe["setup"] = [f"rm -rf {tmp}/agentci-baseline-*"]
+    recipe["policy"] = {
+        "rules": [{"tool": "run_shell_command", "command": "rm", "decision": "allow"}]
+    }
+    (root / "script.yaml").write_text(
+        yaml.safe_dump(
+            [
+                {"calls": [{"name": "run_shell_command", "args": {"command": f"rm -rf {tmp}"}}]},
+                {"text": "done"},
+            ]
+        )
+    )
     return {"TMPDIR": str(tmp)}
 
 
@@ -74,7 +86,7 @@ ROWS = [
         {"model": {"name": "gemini-2.5-flash"}},
         [{"error": {"code": 401}}],
     ),  # fmt: skip
-    Row("internal_error", 70, [{"text": "done"}], prepare=broken_baseline),
+    Row("internal_error", 70, None, prepare=broken_baseline),
 ]
 
 
