@@ -84,9 +84,10 @@ def _launch(opts: LaunchOptions) -> int:
                 update={"budget": recipe.budget.model_copy(update=opts.budget_overrides)}
             )
         values = resolve_parameters(recipe, parse_assignments(opts.params))
-        out_dir = prepare_out_dir(opts.out_dir or Path(recipe.outputs.dir))
+        out_dir = opts.out_dir or Path(recipe.outputs.dir)
         plans = plan_tasks(recipe, values, out_dir)
         preflight(recipe, plans, opts.budget_overrides, recipe_dir=opts.recipe.resolve().parent)
+        out_dir = prepare_out_dir(out_dir)  # last: a refused run leaves the old outputs alone
     except (InvalidInput, OSError) as err:  # OSError: an unreadable recipe, an unusable out dir
         out_dir = opts.out_dir or Path(recipe.outputs.dir if recipe else ".agentci/out")
         return invalid_input_exit(opts, out_dir, str(err), Redactor.from_environ())
