@@ -32,6 +32,7 @@ from typing import Literal
 import git
 
 from agentci.errors import InvalidInput
+from agentci.outputs.patch import find_repo
 from agentci.recipe.schema import Workspace
 
 Isolation = Literal["none", "copy", "worktree"]
@@ -94,13 +95,8 @@ def ensure_git(path: Path) -> Path | None:
     """
     if shutil.which("git") is None:
         raise InvalidInput("git is not installed or not on PATH; agentci needs it for the patch")
-    try:
-        repo = git.Repo(path, search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        return None
-    if repo.bare or repo.working_tree_dir is None:
-        return None
-    return Path(repo.working_tree_dir).resolve()
+    repo = find_repo(path)
+    return None if repo is None else Path(repo.working_tree_dir or path).resolve()
 
 
 def prepare_workspace(ws: Workspace, *, base_dir: Path) -> PreparedWorkspace:

@@ -119,7 +119,8 @@ def _git(args: list[str], env: dict[str, str], cwd: Path, *, check: bool = True)
     return proc.stdout
 
 
-def _find_repo(path: Path) -> git.Repo | None:
+def find_repo(path: Path) -> git.Repo | None:
+    """The non-bare git repository containing ``path``, or None."""
     try:
         repo = git.Repo(path, search_parent_directories=True)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
@@ -152,7 +153,7 @@ def capture_baseline(workspace: Path, *, exclude: tuple[str, ...] = DEFAULT_EXCL
     workspace = workspace.resolve()
     git_dir = Path(tempfile.mkdtemp(prefix="agentci-baseline-"))
     try:
-        repo = _find_repo(workspace)
+        repo = find_repo(workspace)
         if repo is not None and workspace != Path(repo.working_tree_dir).resolve():
             rel = workspace.relative_to(Path(repo.working_tree_dir).resolve()).as_posix()
             if repo.ignored(rel + "/"):  # e.g. a workspace under build/: snapshot it on its own

@@ -149,7 +149,7 @@ class Protected:
     def why(self, real: Path, rel: str | None = None, *, workflows_allowed: bool = False) -> str:
         """The protected path ``real`` falls under, or ``""`` when it may be written."""
         for p in self.reals:
-            if real == p or _below(real, p):
+            if real == p or is_below(real, p):
                 return _show(p, self.workspace)
         if rel is None:
             try:
@@ -164,7 +164,7 @@ class Protected:
 
     def sandbox_readonly(self, *, workflows_allowed: bool = False) -> list[Path]:
         """Existing protected paths a sandbox should mount read-only."""
-        out = [p for p in self.reals if p.exists() and _below(p, self.workspace)]
+        out = [p for p in self.reals if p.exists() and is_below(p, self.workspace)]
         for name in (".git", ".agentci"):
             p = self.workspace / name
             if p.exists() and p not in out:
@@ -175,7 +175,8 @@ class Protected:
         return out
 
 
-def _below(path: Path, parent: Path) -> bool:
+def is_below(path: Path, parent: Path) -> bool:
+    """Whether ``path`` is ``parent`` or inside it (plain path logic, no resolving)."""
     try:
         path.relative_to(parent)
     except ValueError:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentci.errors import InvalidInput
+from agentci.policy.paths import is_below
 
 
 @dataclass(frozen=True)
@@ -100,15 +101,7 @@ def make_sandbox(
     ro: list[Path] = []
     for p in [*readonly, ws / ".git", ws / ".agentci"]:
         real = Path(os.path.realpath(p))
-        if real.exists() and real != ws and real not in ro and _below(real, ws):
+        if real.exists() and real != ws and real not in ro and is_below(real, ws):
             ro.append(real)
     exe = shutil.which("bwrap") or "bwrap"
     return Sandbox(workspace=ws, network=network, readonly=tuple(ro), bwrap=exe), None
-
-
-def _below(path: Path, parent: Path) -> bool:
-    try:
-        path.relative_to(parent)
-    except ValueError:
-        return False
-    return True
