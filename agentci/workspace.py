@@ -103,7 +103,15 @@ def prepare_workspace(ws: Workspace, *, base_dir: Path) -> PreparedWorkspace:
     """Make the workspace the recipe asks for; ``ws.path`` is relative to ``base_dir``."""
     src = Path(base_dir) / ws.path
     if not src.exists():
-        raise InvalidInput(f"workspace.path {ws.path!r}: {src} does not exist")
+        hint = (
+            ""
+            if Path(ws.path).is_absolute()
+            else (
+                f" (a relative workspace.path is taken from the directory agentci runs in, {base_dir};"
+                " run agentci from there or pass -w DIR)"
+            )
+        )
+        raise InvalidInput(f"workspace.path {ws.path!r}: {src} does not exist{hint}")
     if not src.is_dir():
         raise InvalidInput(f"workspace.path {ws.path!r}: {src} is not a folder")
     src = src.resolve()
