@@ -48,7 +48,12 @@ from agentci.cli.options import parameter_options
     help="Override budget.max_wall_seconds.",
 )
 @click.option("-v", "--verbose", is_flag=True, help="Show turns, thoughts and allowed calls.")
-@click.option("-q", "--quiet", is_flag=True, help="No console view (outputs are still written).")
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="No console view; only a failure prints one line (outputs are still written).",
+)
 def run_command(
     recipe: Path,
     params: tuple[str, ...],

@@ -110,6 +110,9 @@ def _launch(opts: LaunchOptions) -> int:
         return crash_exit(err, runner=runner, redactor=redactor)
     finally:
         emitter.close()
+    if opts.quiet and report.exit_code != 0:  # quiet, but a failure is never silent
+        reason = f": {redactor.redact(report.reason)}" if report.reason else ""
+        print(f"agentci: {report.status.value} (exit {report.exit_code}){reason}", file=sys.stderr)
     return report.exit_code
 
 

@@ -108,3 +108,14 @@ def test_a_bad_flag_is_a_usage_error_with_exit_2(tmp_path: Path):
     done = agentci("run", "x.yaml", "--max-turns", "0", cwd=tmp_path)
     assert done.returncode == 2
     assert "Invalid value for '--max-turns'" in done.stderr
+
+
+def test_quiet_still_reports_a_failure_in_one_line(tmp_path: Path):
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(GOOD + "workspace: {path: missing}\n")
+    env = {"GEMINI_API_KEY": "not-used-here"}
+    run = run_recipe(recipe, tmp_path / "out", "-q", "-p", "target=x", cwd=tmp_path, env=env)
+    assert run.code == 2
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("agentci: invalid_input (exit 2): good: workspace.path 'missing'")
