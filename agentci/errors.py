@@ -9,6 +9,7 @@ Every way a run can end early is a typed exception; nothing is decided by matchi
      │    ├── BudgetExhausted  a budget ran out (which one, how much was used, the cap)
      │    ├── LoopDetected     the model repeats itself and did not recover
      │    ├── Blocked          the model's output was blocked, or a hook stopped the run
+     │    │    └── HookStopped  ... by a recipe hook (which one is in ``hook``)
      │    ├── ProviderFailed   the model API failed for good (auth, quota, retries spent)
      │    └── Cancelled        SIGINT / SIGTERM
      └── ToolFailure           a tool could not do what was asked; the message goes back to
@@ -85,6 +86,14 @@ class Blocked(StopRun):
     """The model's output was blocked (SAFETY, ...) or a hook stopped the run."""
 
     status = "blocked"
+
+
+class HookStopped(Blocked):
+    """A recipe hook answered ``stop``: the run ends ``blocked`` (exit 5)."""
+
+    def __init__(self, reason: str, *, hook: str) -> None:
+        self.hook = hook
+        super().__init__(reason)
 
 
 class ProviderFailed(StopRun):

@@ -164,7 +164,8 @@ class LoopDetectedEvent(_Event):
 
 
 class HookResult(_Event):
-    """A hook ran (declared; hooks come later)."""
+    """A recipe hook ran (docs/hooks.md): which one, its exit code (None: killed or timed
+    out), what it decided and its output (capped)."""
 
     type: Literal["hook_result"] = "hook_result"
     hook: str
@@ -175,7 +176,7 @@ class HookResult(_Event):
 
 
 class AgentExecutionStopped(_Event):
-    """Something outside the model stopped the loop (hook, guard)."""
+    """Something outside the model stopped the loop (a hook answered ``stop``)."""
 
     type: Literal["agent_execution_stopped"] = "agent_execution_stopped"
     reason: str

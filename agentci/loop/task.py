@@ -120,9 +120,11 @@ class TaskRun:
         return (".agentci", inside.as_posix()) if inside.parts else (".agentci",)
 
     def emit_stop(self, stop: StopRun) -> None:
-        from agentci.errors import Blocked, BudgetExhausted
+        from agentci.errors import Blocked, BudgetExhausted, HookStopped
 
-        if isinstance(stop, BudgetExhausted):
+        if isinstance(stop, HookStopped):
+            self.emit(ev.AgentExecutionStopped(reason=stop.reason))
+        elif isinstance(stop, BudgetExhausted):
             self.emit(
                 ev.BudgetExhaustedEvent(
                     limit=stop.limit, used=stop.used, cap=stop.cap, reason=stop.reason
@@ -187,6 +189,7 @@ class TaskRun:
 
     async def _work_on(self, workspace: Path) -> None:
         """Setup, the snapshot the patch is taken against, then the agent loop."""
+        from agentci.hooks.runner import HookRunner
         from agentci.outputs.patch import capture_baseline
         from agentci.policy.env import child_env
         from agentci.policy.rules import PolicyEngine
@@ -202,6 +205,14 @@ class TaskRun:
         policy = PolicyEngine.from_recipe(
             recipe.policy, workspace=workspace, recipe_path=self.settings.recipe_path
         )
+        hooks = HookRunner(
+            recipe.hooks,
+            workspace=workspace,
+            env=env,
+            recipe_dir=self.settings.recipe_path.parent,
+            task=plan.name,
+        )
+        policy.protected.reals.extend(hooks.scripts)  # hook scripts: as protected as the recipe
         sandbox, warning = make_sandbox(
             recipe.sandbox,
             workspace=workspace,
@@ -231,7 +242,7 @@ class TaskRun:
         )
         session = Session(
             chat=Chat(provider, plan.model),
-            scheduler=Scheduler(tools, policy, ctx),
+            scheduler=Scheduler(tools, policy, ctx, hooks if hooks else None),
             tools=[t.spec() for t in tools.values()],
             system=system_prompt(workspace=str(workspace), instructions=plan.instructions),
             model=plan.model,

@@ -5,9 +5,18 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PositiveFloat,
+    PositiveInt,
+    field_validator,
+    model_validator,
+)
 
 
 class _Strict(BaseModel):
@@ -144,6 +153,45 @@ class Guards(_Strict):
     )
 
 
+class Hook(_Strict):
+    """A recipe author's command run around matching tool calls (docs/hooks.md)."""
+
+    matcher: str = Field(
+        min_length=1,
+        description="'*' (every tool) or a regular expression fully matched against the tool "
+        "name: 'run_shell_command', 'write_file|replace'.",
+    )
+    command: str = Field(
+        min_length=1,
+        description="Run with bash in the workspace; a relative path as first word "
+        "(./ci/check.sh) is resolved against the recipe's folder.",
+    )
+    timeout_seconds: PositiveFloat = Field(
+        default=30, description="A hook that runs longer is killed and the call denied."
+    )
+
+    @field_validator("matcher")
+    @classmethod
+    def _valid_matcher(cls, value: str) -> str:
+        if value != "*":
+            try:
+                re.compile(value)
+            except re.error as err:
+                raise ValueError(f"not '*' nor a valid regular expression: {err}") from None
+        return value
+
+
+class Hooks(_Strict):
+    """Commands run before and after tool calls; see docs/hooks.md for the protocol."""
+
+    before_tool: list[Hook] = Field(
+        default_factory=list, description="Run after validation, before the policy; may deny."
+    )
+    after_tool: list[Hook] = Field(
+        default_factory=list, description="Run after the tool; may add a note or stop the run."
+    )
+
+
 class Outputs(_Strict):
     """Where the outputs go (relative to the working directory agentci runs in)."""
 
@@ -180,6 +228,7 @@ class Recipe(_Strict):
     sandbox: Literal["auto", "bwrap", "none"] = "auto"
     budget: Budget = Field(default_factory=Budget)
     guards: Guards = Field(default_factory=Guards)
+    hooks: Hooks = Field(default_factory=Hooks)
     outputs: Outputs = Field(default_factory=Outputs)
     allow_no_changes: bool = False
     tasks: list[Task] | None = None

@@ -1,4 +1,5 @@
-"""Running one command: own session, no stdin, a wall timeout, capped output, limits.
+"""Running one command: own session, no stdin (or given bytes), a wall timeout, capped
+output, limits.
 
 Used by ``run_shell_command`` and by the recipe's setup and verify commands (which run
 outside the policy). The command runs under ``bash -c`` in a new session (its own process
@@ -81,6 +82,17 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
+async def _feed(pipe: asyncio.StreamWriter | None, data: bytes) -> None:
+    """Write ``data`` to the child's stdin and close it; a child that exits first is fine."""
+    if pipe is None:
+        return
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        pipe.write(data)
+        await pipe.drain()
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        pipe.close()
+
+
 async def run_process(
     command: str,
     *,
@@ -92,12 +104,15 @@ async def run_process(
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     max_processes: int = DEFAULT_MAX_PROCESSES,
+    stdin: bytes | None = None,
 ) -> ProcessResult:
     """Run ``command`` with ``bash -c`` and return its exit code and capped output.
 
     stdout and stderr are merged. Output beyond ``output_cap`` bytes keeps its head and
     tail with a note in between; a command printing more than ``max_output_bytes`` is
-    killed. ``timed_out`` is True when the wall ``timeout`` (seconds) ran out.
+    killed. ``timed_out`` is True when the wall ``timeout`` (seconds) ran out. stdin is
+    ``/dev/null`` unless ``stdin`` bytes are given (hooks): they are written, then closed;
+    a command that does not read them is not an error.
     """
     argv = ["bash", "-c", command]
     if sandbox is not None:
@@ -108,7 +123,7 @@ async def run_process(
             *argv,
             cwd=str(cwd),
             env=dict(env),
-            stdin=asyncio.subprocess.DEVNULL,
+            stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,
@@ -150,6 +165,7 @@ async def run_process(
         return proc.returncode
 
     reader = asyncio.ensure_future(pump())
+    feeder = asyncio.ensure_future(_feed(proc.stdin, stdin)) if stdin is not None else None
     timed_out = False
     code: int | None
     try:
@@ -166,10 +182,16 @@ async def run_process(
         _kill_group(proc.pid)
         RUNNING_GROUPS.discard(proc.pid)
         reader.cancel()
+        if feeder is not None:
+            feeder.cancel()
         with contextlib.suppress(BaseException):
             await asyncio.shield(proc.wait())
         raise
     RUNNING_GROUPS.discard(proc.pid)
+    if feeder is not None:
+        feeder.cancel()
+        with contextlib.suppress(BaseException):
+            await feeder
     try:
         await asyncio.wait_for(reader, 2)
     except asyncio.TimeoutError:

@@ -1,10 +1,13 @@
 """The scheduler: runs one turn's tool calls (DESIGN §1).
 
-For each call: validate the arguments with the tool's model → policy decision (a
-``tool_call_decision`` event) → execute → cap the output → ``tool_call_response`` event.
-Consecutive read-only calls run concurrently; a call that edits or executes runs alone,
-in the model's order. Every failure (unknown tool, bad arguments, a deny, an exception in
-the tool) becomes a tool error the model reads; none of them ends the run.
+For each call: validate the arguments with the tool's model → before_tool hooks (a deny is
+a ``tool_call_decision`` naming the hook) → policy decision (a ``tool_call_decision``
+event) → execute → after_tool hooks (notes on the result) → cap the output →
+``tool_call_response`` event. Consecutive read-only calls run concurrently (their hooks
+too); a call that edits or executes runs alone, in the model's order. Every failure
+(unknown tool, bad arguments, a deny, a broken hook, an exception in the tool) becomes a
+tool error the model reads; none of them ends the run. Only a hook answering ``stop``
+does: :class:`~agentci.errors.HookStopped` leaves the batch.
 """
 
 from __future__ import annotations
@@ -13,17 +16,21 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ValidationError
 
 from agentci.context.truncation import truncate_middle
-from agentci.errors import ToolFailure
-from agentci.events.types import ToolCallDecision, ToolCallResponse
+from agentci.errors import HookStopped, ToolFailure
+from agentci.events.types import HookResult, ToolCallDecision, ToolCallResponse
 from agentci.policy.rules import PolicyEngine
 from agentci.providers.base import ToolCallPart, ToolResultPart
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
 
-Event = ToolCallDecision | ToolCallResponse
+if TYPE_CHECKING:
+    from agentci.hooks.runner import HookRunner, HookVerdict
+
+Event = HookResult | ToolCallDecision | ToolCallResponse
 
 
 @dataclass
@@ -66,7 +73,25 @@ class ToolBatch:
                 groups.append([i])
         for group in groups:
             prepared = [s.prepare(self._calls[i]) for i in group]
-            for p in prepared:
+            verdicts = await asyncio.gather(*(s.before_hooks(p) for p in prepared))
+            for p, verdict in zip(prepared, verdicts, strict=True):
+                if verdict is not None:
+                    for event in verdict.events:
+                        yield event
+                    if verdict.decision != "continue" and verdict.hook is not None:
+                        rule = verdict.hook.rule
+                        yield ToolCallDecision(
+                            call_id=p.call.id,
+                            name=p.call.name,
+                            decision="deny",
+                            rule=rule,
+                            reason=verdict.reason,
+                        )
+                        p.error = f"denied by hook ({rule}): {verdict.reason}"
+                        if verdict.decision == "stop":
+                            raise HookStopped(
+                                f"stopped by {rule}: {verdict.reason}", hook=verdict.hook.label
+                            )
                 if p.error is None:
                     assert p.tool is not None and p.args is not None
                     d = s.policy.decide(p.tool, p.args)
@@ -79,9 +104,17 @@ class ToolBatch:
                     )
                     if not d.allowed:
                         p.error = f"denied by policy ({d.rule}): {d.reason}"
-            outcomes = await asyncio.gather(*(s.execute(p) for p in prepared))
-            for i, p, (result, ms) in zip(group, prepared, outcomes, strict=True):
-                output = truncate_middle(result.output, s.ctx.output_cap_chars)
+            outcomes = await asyncio.gather(*(s.run_call(p) for p in prepared))
+            stop: HookVerdict | None = None
+            for i, p, (result, ms, after) in zip(group, prepared, outcomes, strict=True):
+                text = result.output
+                if after is not None:
+                    for event in after.events:
+                        yield event
+                    text = "\n\n".join([text, *after.notes]) if text else "\n\n".join(after.notes)
+                    if after.decision == "stop" and stop is None:
+                        stop = after
+                output = truncate_middle(text, s.ctx.output_cap_chars)
                 slots[i] = ToolResultPart(
                     id=p.call.id, name=p.call.name, output=output, error=result.error
                 )
@@ -93,6 +126,10 @@ class ToolBatch:
                     error=result.error,
                     duration_ms=ms,
                     exit_code=result.exit_code,
+                )
+            if stop is not None and stop.hook is not None:
+                raise HookStopped(
+                    f"stopped by {stop.hook.rule}: {stop.reason}", hook=stop.hook.label
                 )
         self.results = [r for r in slots if r is not None]
 
@@ -106,10 +143,17 @@ def _all_read(s: Scheduler, calls: list[ToolCallPart], idx: list[int]) -> bool:
 class Scheduler:
     """Runs tool calls for one task with its tools, policy and context."""
 
-    def __init__(self, tools: Mapping[str, Tool], policy: PolicyEngine, ctx: ToolContext) -> None:
+    def __init__(
+        self,
+        tools: Mapping[str, Tool],
+        policy: PolicyEngine,
+        ctx: ToolContext,
+        hooks: HookRunner | None = None,
+    ) -> None:
         self.tools = dict(tools)
         self.policy = policy
         self.ctx = ctx
+        self.hooks = hooks
 
     def batch(self, calls: list[ToolCallPart]) -> ToolBatch:
         """The calls of one model turn, to be iterated."""
@@ -126,6 +170,33 @@ class Scheduler:
         except ValidationError as exc:
             return _Prepared(call, tool=tool, error=_format_validation(exc))
         return _Prepared(call, tool=tool, args=args)
+
+    async def before_hooks(self, p: _Prepared) -> HookVerdict | None:
+        """Run the before_tool hooks of a valid call (None: no hook applies)."""
+        if self.hooks is None or p.error is not None or p.args is None:
+            return None
+        if not self.hooks.matching("before_tool", p.call.name):
+            return None
+        return await self.hooks.before_tool(
+            tool_name=p.call.name, call_id=p.call.id, args=p.args.model_dump(mode="json")
+        )
+
+    async def run_call(self, p: _Prepared) -> tuple[ToolResult, int, HookVerdict | None]:
+        """Execute a prepared call, then its after_tool hooks if it ran."""
+        result, ms = await self.execute(p)
+        if self.hooks is None or p.error is not None or p.args is None:
+            return result, ms, None
+        if not self.hooks.matching("after_tool", p.call.name):
+            return result, ms, None
+        after = await self.hooks.after_tool(
+            tool_name=p.call.name,
+            call_id=p.call.id,
+            args=p.args.model_dump(mode="json"),
+            output=result.output,
+            error=result.error,
+            exit_code=result.exit_code,
+        )
+        return result, ms, after
 
     async def execute(self, p: _Prepared) -> tuple[ToolResult, int]:
         """Run a prepared call; never raises except for cancellation."""

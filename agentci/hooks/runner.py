@@ -1,0 +1,283 @@
+"""Recipe hooks: the recipe author's commands around tool calls (docs/hooks.md).
+
+A hook is trusted like ``setup`` and ``verify``: it runs outside the policy and the sandbox,
+with the same allowlisted environment as the tools (never agentci's secrets), in the
+workspace, with a wall timeout. It reads one JSON document on stdin and answers with its
+exit code (and optionally a JSON line on stdout):
+
+==============  ===========================================================================
+exit 0          continue; stdout may be ``{"decision": "deny"|"stop"|"continue", "reason": …}``
+exit 2          deny this call; the output is the reason the model reads
+other / timeout deny this call too (a broken hook never silently allows), reason says why
+``stop``        end the whole run: :class:`~agentci.errors.HookStopped`, status ``blocked``
+==============  ===========================================================================
+
+``after_tool`` hooks cannot undo the call: their output becomes a note on the result the
+model reads; a deny or a failure becomes a note saying so; ``stop`` still ends the run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from agentci.errors import InvalidInput
+from agentci.events.types import HookResult
+from agentci.recipe.schema import Hook, Hooks
+from agentci.tools.process import run_process
+
+Stage = Literal["before_tool", "after_tool"]
+Decision = Literal["continue", "deny", "stop"]
+
+#: Bytes of a hook's output kept (head and tail); the event and the model get less.
+OUTPUT_CAP = 16_000
+#: Characters of a hook's output in the ``hook_result`` event.
+EVENT_CAP = 2_000
+#: Characters of a reason or note that reach the model.
+NOTE_CAP = 4_000
+
+# The first word of a command when it is a plain (unquoted, unexpanded) word.
+_FIRST_WORD = re.compile(r"^(\s*)([^\s;&|<>()'\"`$~\\]+)(?=$|[\s;&|<>()])")
+
+
+def _cap(text: str, limit: int) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[: limit - 20] + "\n[… output cut]"
+
+
+@dataclass(frozen=True)
+class CompiledHook:
+    """One hook of the recipe, its first word resolved (see :func:`resolve_command`)."""
+
+    stage: Stage
+    index: int
+    hook: Hook
+    command: str
+    script: Path | None = None
+
+    @property
+    def label(self) -> str:
+        """``hooks.before_tool[0]``: where the hook is in the recipe."""
+        return f"hooks.{self.stage}[{self.index}]"
+
+    @property
+    def rule(self) -> str:
+        """What ``tool_call_decision.rule`` names: the hook and its command."""
+        return f"{self.label}: {self.hook.command}"
+
+    def matches(self, tool_name: str) -> bool:
+        """``*`` matches every tool; anything else is a regex fully matching the name."""
+        return self.hook.matcher == "*" or re.fullmatch(self.hook.matcher, tool_name) is not None
+
+
+def resolve_command(command: str, recipe_dir: Path) -> tuple[str, Path | None]:
+    """Resolve a relative path as first word against the recipe's folder.
+
+    ``./ci/check.sh --x`` with the recipe in ``/r`` becomes ``/r/ci/check.sh --x``; a
+    bare name (``python3 …``) is looked up on ``PATH`` as usual; an absolute path stays.
+    Returns the command to run and the script file it names (None for a bare name).
+    """
+    m = _FIRST_WORD.match(command)
+    if m is None or "/" not in m.group(2):
+        return command, None
+    word = m.group(2)
+    path = Path(word) if word.startswith("/") else recipe_dir / word
+    path = Path(os.path.normpath(path))
+    if word.startswith("/"):
+        return command, path
+    rest = command[m.end() :]
+    return m.group(1) + shlex.quote(str(path)) + rest, path
+
+
+@dataclass
+class HookVerdict:
+    """What the hooks of one call decided, the events they produced and their notes."""
+
+    decision: Decision = "continue"
+    reason: str = ""
+    hook: CompiledHook | None = None
+    events: list[HookResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Answer:
+    decision: Decision
+    reason: str
+    text: str
+
+
+def _json_answer(output: str) -> dict[str, Any] | None:
+    """The hook's JSON answer: the whole output, else its last line that is an object."""
+    candidates = [output.strip()]
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    if lines:
+        candidates.append(lines[-1])
+    for text in candidates:
+        if text.startswith("{"):
+            try:
+                data = json.loads(text)
+            except ValueError:
+                continue
+            if isinstance(data, dict):
+                return data
+    return None
+
+
+def _interpret(exit_code: int | None, timed_out: bool, output: str, timeout: float) -> _Answer:
+    """Exit code and output → decision (docs/hooks.md, "Answers")."""
+    text = output.strip()
+    if timed_out:
+        return _Answer("deny", f"the hook timed out after {timeout:g}s", text)
+    if exit_code is None:
+        return _Answer("deny", f"the hook was killed: {_cap(text, 500)}", text)
+    if exit_code == 2:
+        return _Answer("deny", text or "denied by the hook (exit 2)", text)
+    if exit_code != 0:
+        return _Answer("deny", f"the hook failed (exit {exit_code}): {text}".rstrip(": "), text)
+    data = _json_answer(text)
+    if data is None:
+        return _Answer("continue", "", text)
+    decision = data.get("decision", "continue")
+    reason = data.get("reason", "")
+    if not isinstance(reason, str):
+        reason = json.dumps(reason)
+    if decision not in ("continue", "deny", "stop"):
+        why = f"the hook answered an unknown decision {decision!r} (continue, deny or stop)"
+        return _Answer("deny", why, text)
+    return _Answer(decision, reason or f"{decision} by the hook", reason)
+
+
+class HookRunner:
+    """Runs a recipe's hooks for one task (workspace, environment, recipe folder)."""
+
+    def __init__(
+        self,
+        config: Hooks,
+        *,
+        workspace: Path,
+        env: Mapping[str, str],
+        recipe_dir: Path,
+        task: str = "",
+    ) -> None:
+        self.workspace = workspace
+        self.recipe_dir = recipe_dir
+        self.task = task
+        self.env = {
+            **env,
+            "AGENTCI_WORKSPACE": str(workspace),
+            "AGENTCI_RECIPE_DIR": str(recipe_dir),
+        }
+        self.hooks: list[CompiledHook] = []
+        for stage, hooks in (
+            ("before_tool", config.before_tool),
+            ("after_tool", config.after_tool),
+        ):
+            for i, hook in enumerate(hooks):
+                command, script = resolve_command(hook.command, recipe_dir)
+                compiled = CompiledHook(stage, i, hook, command, script)  # type: ignore[arg-type]
+                if script is not None and not script.is_file():
+                    raise InvalidInput(
+                        f"{compiled.label}: {hook.command!r}: {script} is not a file "
+                        "(a relative command is resolved against the recipe's folder)"
+                    )
+                self.hooks.append(compiled)
+
+    def __bool__(self) -> bool:
+        return bool(self.hooks)
+
+    @property
+    def scripts(self) -> list[Path]:
+        """The real paths of the hook scripts (protected from the agent like the recipe)."""
+        return [Path(os.path.realpath(h.script)) for h in self.hooks if h.script is not None]
+
+    def matching(self, stage: Stage, tool_name: str) -> list[CompiledHook]:
+        """The hooks of ``stage`` that apply to ``tool_name``, in recipe order."""
+        return [h for h in self.hooks if h.stage == stage and h.matches(tool_name)]
+
+    async def before_tool(self, *, tool_name: str, call_id: str, args: Any) -> HookVerdict:
+        """Run the matching before_tool hooks; the first deny or stop ends the chain."""
+        payload = self._payload("before_tool", tool_name, call_id, args)
+        verdict = HookVerdict()
+        for hook in self.matching("before_tool", tool_name):
+            answer = await self._run(hook, payload, verdict)
+            if answer.decision != "continue":
+                verdict.decision, verdict.hook = answer.decision, hook
+                verdict.reason = _cap(answer.reason, NOTE_CAP)
+                break
+        return verdict
+
+    async def after_tool(
+        self,
+        *,
+        tool_name: str,
+        call_id: str,
+        args: Any,
+        output: str,
+        error: str | None,
+        exit_code: int | None,
+    ) -> HookVerdict:
+        """Run the matching after_tool hooks; their output becomes notes; stop ends the run."""
+        result = {"ok": error is None, "output": output, "error": error, "exit_code": exit_code}
+        payload = self._payload("after_tool", tool_name, call_id, args, result=result)
+        verdict = HookVerdict()
+        for hook in self.matching("after_tool", tool_name):
+            answer = await self._run(hook, payload, verdict)
+            if answer.decision == "stop":
+                verdict.decision, verdict.hook = "stop", hook
+                verdict.reason = _cap(answer.reason, NOTE_CAP)
+                break
+            if answer.decision == "deny":
+                verdict.notes.append(f"[{hook.label} objected: {_cap(answer.reason, NOTE_CAP)}]")
+            elif answer.text:
+                verdict.notes.append(f"[{hook.label}]: {_cap(answer.text, NOTE_CAP)}")
+        return verdict
+
+    def _payload(
+        self, stage: Stage, tool_name: str, call_id: str, args: Any, **extra: Any
+    ) -> bytes:
+        doc = {
+            "v": 1,
+            "event": stage,
+            "task": self.task,
+            "workspace": str(self.workspace),
+            "tool_name": tool_name,
+            "call_id": call_id,
+            "args": args,
+            **extra,
+        }
+        return json.dumps(doc, ensure_ascii=False, default=str).encode() + b"\n"
+
+    async def _run(self, hook: CompiledHook, payload: bytes, verdict: HookVerdict) -> _Answer:
+        timeout = hook.hook.timeout_seconds
+        env = {**self.env, "AGENTCI_HOOK_EVENT": hook.stage}
+        try:
+            done = await run_process(
+                hook.command,
+                cwd=self.workspace,
+                env=env,
+                timeout=timeout,
+                output_cap=OUTPUT_CAP,
+                stdin=payload,
+            )
+            answer = _interpret(done.exit_code, done.timed_out, done.output, timeout)
+            code, output = done.exit_code, done.output
+        except OSError as err:  # bash missing, workspace gone: still a deny, never an allow
+            answer = _Answer("deny", f"the hook could not start: {err}", "")
+            code, output = None, str(err)
+        verdict.events.append(
+            HookResult(
+                hook=hook.label,
+                command=hook.hook.command,
+                exit_code=code,
+                decision=answer.decision,
+                output=_cap(output, EVENT_CAP),
+            )
+        )
+        return answer
