@@ -68,6 +68,14 @@ class ConsoleSink:
                     return f"  ← {event.name} error: {_short(event.error or '')}"
                 code = f" exit {event.exit_code}" if event.exit_code is not None else ""
                 return f"  ← {event.name}{code}: {_short(event.output, 100)}"
+            case ev.HookResult():
+                broken = event.exit_code not in (0, 2)  # timed out, killed or crashed
+                if not (self.verbose or broken):
+                    return None
+                code = "no exit code" if event.exit_code is None else f"exit {event.exit_code}"
+                return f"  hook {event.hook} ({code}): {event.decision}" + (
+                    f" — {_short(event.output)}" if broken and event.output else ""
+                )
             case ev.Retry():
                 return f"  retry {event.attempt} in {event.delay_seconds:.1f}s: {event.reason}"
             case ev.ModelFallback():
