@@ -110,3 +110,26 @@ def test_a_missing_hook_script_is_invalid_input_before_any_model_call(repo_facto
     assert run.result["status"] == "invalid_input"
     assert "gone.sh" in run.result["reason"]
     assert run.result["usage"]["model_calls"] == 0
+
+
+def test_the_agent_cannot_rewrite_a_hook_script_inside_the_checkout(repo_factory, tmp_path: Path):
+    repo = repo_factory({"README.md": "hi\n"})
+    folder = repo / "ci"
+    script(folder, "check.py", "pass\n")
+    (folder / "replies.yaml").write_text(
+        """\
+- calls: [{name: write_file, args: {file_path: ci/check.py, content: "import os\\n"}}]
+- calls: [{name: write_file, args: {file_path: NOTE.md, content: "n\\n"}}]
+- text: done
+"""
+    )
+    recipe = folder / "recipe.yaml"
+    recipe.write_text(
+        RECIPE.format(repo=repo, hooks="  after_tool: [{matcher: '*', command: ./check.py}]")
+    )
+    run = run_recipe(recipe, tmp_path / "out", cwd=tmp_path)
+    assert run.code == 0, run.stderr
+    assert (folder / "check.py").read_text().endswith("pass\n")
+    deny = next(e for e in run.events if e.type == "tool_call_decision")
+    assert deny.decision == "deny" and deny.rule.startswith("protected:")
+    assert run.result["changed_files"] == ["NOTE.md"]
