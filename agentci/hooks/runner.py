@@ -140,7 +140,8 @@ def _interpret(exit_code: int | None, timed_out: bool, output: str, timeout: flo
     if exit_code == 2:
         return _Answer("deny", text or "denied by the hook (exit 2)", text)
     if exit_code != 0:
-        return _Answer("deny", f"the hook failed (exit {exit_code}): {text}".rstrip(": "), text)
+        why = f"the hook failed (exit {exit_code})"
+        return _Answer("deny", f"{why}: {text}" if text else why, text)
     data = _json_answer(text)
     if data is None:
         return _Answer("continue", "", text)
@@ -175,13 +176,14 @@ class HookRunner:
             "AGENTCI_RECIPE_DIR": str(recipe_dir),
         }
         self.hooks: list[CompiledHook] = []
-        for stage, hooks in (
+        stages: tuple[tuple[Stage, list[Hook]], ...] = (
             ("before_tool", config.before_tool),
             ("after_tool", config.after_tool),
-        ):
+        )
+        for stage, hooks in stages:
             for i, hook in enumerate(hooks):
                 command, script = resolve_command(hook.command, recipe_dir)
-                compiled = CompiledHook(stage, i, hook, command, script)  # type: ignore[arg-type]
+                compiled = CompiledHook(stage, i, hook, command, script)
                 if script is not None and not script.is_file():
                     raise InvalidInput(
                         f"{compiled.label}: {hook.command!r}: {script} is not a file "
