@@ -3,6 +3,8 @@ needs when it runs, so ``agentci --version`` stays fast (no google-genai import)
 
 from __future__ import annotations
 
+import gc
+
 import click
 
 from agentci import __version__
@@ -29,4 +31,9 @@ cli.add_command(schema_command)
 
 def main() -> None:
     """Entry point of the ``agentci`` console script."""
-    cli(prog_name="agentci")
+    try:
+        cli(prog_name="agentci")
+    finally:
+        # Everything is written by now. Freezing the heap spares the interpreter's final
+        # garbage collection a walk over every SDK object (about 0.15 s at exit).
+        gc.freeze()
