@@ -31,6 +31,7 @@ from pydantic import BaseModel
 
 from agentci.errors import ToolFailure
 from agentci.policy import shell_parse as sp
+from agentci.policy.command_forms import allow_form, deny_form
 from agentci.policy.paths import Protected, anchored, resolve
 from agentci.policy.readonly import why_not_read_only
 from agentci.recipe.schema import Policy, Rule
@@ -192,7 +193,7 @@ class PolicyEngine:
             if r.words is None and r.rule.path is None:
                 return _deny(r.label, r.rule.reason or f"denied by {r.label}")
             for c in found.commands:
-                if r.words and _prefix(r.words, sp.deny_form(c.words)):
+                if r.words and _prefix(r.words, deny_form(c.words)):
                     return _deny(r.label, r.rule.reason or f"`{c.text}` is denied by {r.label}")
         # redirections (after a cd, a relative target could be anywhere)
         moves = any(c.name in ("cd", "pushd", "popd") for c in found.commands)
@@ -239,11 +240,11 @@ class PolicyEngine:
                 continue
             if r.words is None and r.rule.path is None:
                 return _allow(r.label)
-            if r.words and _prefix(r.words, sp.allow_form(c.words)):
+            if r.words and _prefix(r.words, allow_form(c.words)):
                 return _allow(r.label)
         if self.mode == "yolo":
             return _allow("mode:yolo")
-        why = why_not_read_only(sp.allow_form(c.words), cwd=cwd, workspace=self.workspace)
+        why = why_not_read_only(allow_form(c.words), cwd=cwd, workspace=self.workspace)
         if why is None:
             return _allow("read_only_command")
         return _deny(

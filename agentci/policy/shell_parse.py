@@ -29,7 +29,6 @@ OPAQUE_SHAPES = frozenset({"eval", "dynamic_command", "dynamic_shell", "dangerou
 
 SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "ash", "busybox"})
 EVALS = frozenset({"eval", "source", ".", "exec_fd"})
-SYSTEM_DIRS = ("/bin/", "/usr/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/")
 DANGEROUS_VARS = re.compile(
     r"^(PATH|LD_\w+|BASH_ENV|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|CDPATH|HOME"
     r"|GIT_\w+|PYTHON\w*|PERL5\w*|RUBY\w*|NODE_OPTIONS|DYLD_\w+)$"
@@ -309,48 +308,3 @@ def find_exec(words: list[str | None]) -> list[list[str | None]]:
             i = j
         i += 1
     return subs
-
-
-def deny_form(words: list[str | None]) -> list[str | None]:
-    """Words as deny rules see them: path stripped from the command, git options dropped."""
-    if not words or words[0] is None:
-        return words
-    out = [words[0].rsplit("/", 1)[-1], *words[1:]]
-    if out[0] == "git":
-        out = ["git", *_git_rest(out[1:])]
-    return out
-
-
-def allow_form(words: list[str | None]) -> list[str | None]:
-    """Words as allow rules see them: only a system directory is stripped from the command."""
-    if not words or words[0] is None:
-        return words
-    name = words[0]
-    if name.startswith(SYSTEM_DIRS) and name.count("/") <= 3:
-        name = name.rsplit("/", 1)[-1]
-    return [name, *words[1:]]
-
-
-GIT_VALUE_OPTS = frozenset(
-    {
-        "-C",
-        "-c",
-        "--git-dir",
-        "--work-tree",
-        "--namespace",
-        "--config-env",
-        "--super-prefix",
-        "--exec-path",
-    }
-)
-
-
-def _git_rest(args: list[str | None]) -> list[str | None]:
-    """Drop git's global options so ``git -C dir push`` reads as ``git push``."""
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a is None or not a.startswith("-"):
-            break
-        i += 2 if a in GIT_VALUE_OPTS else 1
-    return args[i:]
