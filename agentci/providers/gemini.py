@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections.abc import AsyncIterator, Mapping
@@ -73,6 +74,7 @@ class GeminiProvider:
         self.timeout_seconds = timeout_seconds
         self.api_version = api_version
         self._client: genai.Client | None = None
+        self._client_loop: object = None  # the event loop the client's async HTTP is bound to
         self._contents = ContentCache()
         self._config_key: tuple[Any, ...] | None = None
         self._config: types.GenerateContentConfig | None = None
@@ -167,6 +169,9 @@ class GeminiProvider:
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
         """Stream one call. Raises TransientProviderError / QuotaExhausted / ProviderFailed."""
+        loop = asyncio.get_running_loop()
+        if self._client_loop is not loop:  # some SDK versions bind async HTTP to one loop
+            self._client, self._client_loop = None, loop
         client = self._get_client()
         contents = self.build_contents(request)
         decoder = StreamDecoder()
