@@ -6,8 +6,8 @@ writes patch, JUnit, result.json and summary, and the last event is ``run_finish
 
 from __future__ import annotations
 
+import contextlib
 import time
-import traceback
 import uuid
 from pathlib import Path
 
@@ -122,19 +122,19 @@ class Runner:
 def finish_run(
     report: RunReport, patches: dict[str, str], *, out_dir: Path, emitter: Emitter, redactor: object
 ) -> None:
-    """Write the outputs, then the final ``run_finished`` event (also when writing failed)."""
+    """Write the outputs, then the final ``run_finished`` event. An output that could not be
+    written makes the run ``internal_error`` (70): a pipeline must not read success from a run
+    whose results are missing. The outputs that can be written are rewritten to say so."""
     try:
-        write_outputs(out_dir, report, patches, redactor)
+        failed = write_outputs(out_dir, report, patches, redactor)
     except Exception as err:  # noqa: BLE001 - report the failure honestly, still finish
-        emitter.emit(
-            ev.Error(
-                kind="internal_error",
-                message=f"writing outputs failed: {err}",
-                traceback=traceback.format_exc(),
-            )
-        )
-        report.status, report.exit_code = Status.internal_error, 70
-        report.reason = f"writing outputs failed: {err}"
+        failed = [f"{type(err).__name__}: {err}"]
+    if failed:
+        reason = "writing outputs failed: " + "; ".join(failed)
+        emitter.emit(ev.Error(kind="internal_error", message=reason))
+        report.status, report.exit_code, report.reason = Status.internal_error, 70, reason
+        with contextlib.suppress(Exception):
+            write_outputs(out_dir, report, patches, redactor)
     emitter.emit(
         ev.RunFinished(
             status=report.status.value,

@@ -74,8 +74,9 @@ def _safely(
     rd: Redactor,
     check: Callable[[str], object] | None = None,
     keep_bytes: bool = False,
-) -> None:
+) -> str | None:
     """Render, redact the final text, write atomically; fall back instead of raising.
+    Returns None, or what could not be written at all (a file system problem).
 
     ``check`` parses the result (JSON, XML): if the final redaction pass broke the syntax (a
     secret value that looks like markup), the text redacted at the data level is written instead.
@@ -97,6 +98,8 @@ def _safely(
     except Exception as exc:
         log.exception("could not write %s", path)
         _warn(f"agentci: could not write {path}: {exc}")
+        return f"{path}: {exc}"
+    return None
 
 
 def _warn(line: str) -> None:
@@ -106,9 +109,11 @@ def _warn(line: str) -> None:
 
 def write_outputs(
     out_dir: Path, run: RunReport, patches: dict[str, str], redactor: Redactor
-) -> None:
-    """Write patch(es), junit.xml, result.json and summary.md into ``out_dir``. Never raises."""
+) -> list[str]:
+    """Write patch(es), junit.xml, result.json and summary.md into ``out_dir``. Never raises;
+    returns the files that could not be written (empty when all were)."""
     out_dir = Path(out_dir)
+    failed: list[str] = []
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         safe_run = redact_report(run, redactor)
@@ -120,14 +125,15 @@ def write_outputs(
     names = [t.name for t in run.tasks] or list(patches)
     if len(names) <= 1:
         patch = patches.get(names[0], "") if names else ""
-        _safely("patch.diff", out_dir / "patch.diff", lambda: patch, "", redactor, keep_bytes=True)
+        failed.append(_safely("patch.diff", out_dir / "patch.diff", lambda: patch, "", redactor,
+                              keep_bytes=True))  # fmt: skip
     else:
         for name in names:
             target = out_dir / "tasks" / task_dir_name(name) / "patch.diff"
             text = patches.get(name, "")
-            _safely(
+            failed.append(_safely(
                 f"patch.diff of {name}", target, lambda t=text: t, "", redactor, keep_bytes=True
-            )
+            ))  # fmt: skip
 
     status = getattr(run.status, "value", str(run.status))
     minimal_xml = (
@@ -137,16 +143,17 @@ def write_outputs(
     )
     if run.exit_code == 0:
         minimal_xml = minimal_xml.replace(f'<error type="{status}" message="{status}"/>', "")
-    _safely("junit.xml", out_dir / "junit.xml", lambda: render_junit(safe_run), minimal_xml,
-            redactor, lambda t: ET.fromstring(t.encode("utf-8")))  # fmt: skip
+    failed.append(_safely("junit.xml", out_dir / "junit.xml", lambda: render_junit(safe_run),
+                          minimal_xml, redactor, lambda t: ET.fromstring(t.encode("utf-8"))))  # fmt: skip
     minimal_json = dumps({"status": status, "exit_code": run.exit_code, "run_id": run.run_id})
-    _safely("result.json", out_dir / "result.json",
-            lambda: dumps(redactor.redact_obj(result_dict(safe_run))), minimal_json, redactor,
-            json.loads)  # fmt: skip
+    failed.append(_safely("result.json", out_dir / "result.json",
+                          lambda: dumps(redactor.redact_obj(result_dict(safe_run))), minimal_json,
+                          redactor, json.loads))  # fmt: skip
     minimal_md = f"## agentci\n\nstatus `{status}`, exit code {run.exit_code}\n"
-    _safely("summary.md", out_dir / "summary.md", lambda: render_summary(safe_run), minimal_md,
-            redactor)  # fmt: skip
+    failed.append(_safely("summary.md", out_dir / "summary.md", lambda: render_summary(safe_run),
+                          minimal_md, redactor))  # fmt: skip
     _append_step_summary(out_dir / "summary.md")
+    return [f for f in failed if f]
 
 
 def _append_step_summary(summary: Path) -> None:

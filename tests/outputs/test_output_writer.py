@@ -105,10 +105,42 @@ def test_never_raises_on_odd_content(tmp_path: Path) -> None:
     JUnitXml.fromfile(str(out / "junit.xml"))
 
 
-def test_out_dir_unwritable_does_not_raise(tmp_path: Path) -> None:
+def test_out_dir_unwritable_does_not_raise_and_names_what_failed(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    write_outputs(blocker / "out", run(task()), {}, Redactor())  # cannot mkdir under a file
+    failed = write_outputs(blocker / "out", run(task()), {}, Redactor())  # no mkdir under a file
+    assert [f.split(":")[0].rsplit("/", 1)[-1] for f in failed] == [
+        "patch.diff", "junit.xml", "result.json", "summary.md",
+    ]  # fmt: skip
+
+
+def test_a_run_whose_outputs_cannot_be_written_ends_internal_error(tmp_path: Path) -> None:
+    from agentci.events import types as ev
+    from agentci.events.sinks import Emitter
+    from agentci.loop.runner import finish_run
+
+    class Collect:
+        def __init__(self) -> None:
+            self.events: list[ev.Event] = []
+
+        def write(self, event: ev.Event) -> None:
+            self.events.append(event)
+
+        def close(self) -> None:
+            pass
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    sink = Collect()
+    report = run(task())
+    finish_run(
+        report, {}, out_dir=blocker / "out", emitter=Emitter("r", [sink]), redactor=Redactor()
+    )
+    last = sink.events[-1]
+    assert isinstance(last, ev.RunFinished)
+    assert (last.status, last.exit_code) == ("internal_error", 70)
+    assert last.reason.startswith("writing outputs failed: ")
+    assert (report.status.value, report.exit_code) == ("internal_error", 70)
 
 
 def test_prepare_out_dir_moves_old_run_aside(tmp_path: Path, monkeypatch) -> None:
