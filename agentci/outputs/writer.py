@@ -125,15 +125,20 @@ def write_outputs(
     names = [t.name for t in run.tasks] or list(patches)
     if len(names) <= 1:
         patch = patches.get(names[0], "") if names else ""
-        failed.append(_safely("patch.diff", out_dir / "patch.diff", lambda: patch, "", redactor,
-                              keep_bytes=True))  # fmt: skip
+        failed.append(
+            _safely(
+                "patch.diff", out_dir / "patch.diff", lambda: patch, "", redactor, keep_bytes=True
+            )
+        )
     else:
         for name in names:
             target = out_dir / "tasks" / task_dir_name(name) / "patch.diff"
             text = patches.get(name, "")
-            failed.append(_safely(
-                f"patch.diff of {name}", target, lambda t=text: t, "", redactor, keep_bytes=True
-            ))  # fmt: skip
+            failed.append(
+                _safely(
+                    f"patch.diff of {name}", target, lambda t=text: t, "", redactor, keep_bytes=True
+                )
+            )
 
     status = getattr(run.status, "value", str(run.status))
     minimal_xml = (
@@ -143,15 +148,37 @@ def write_outputs(
     )
     if run.exit_code == 0:
         minimal_xml = minimal_xml.replace(f'<error type="{status}" message="{status}"/>', "")
-    failed.append(_safely("junit.xml", out_dir / "junit.xml", lambda: render_junit(safe_run),
-                          minimal_xml, redactor, lambda t: ET.fromstring(t.encode("utf-8"))))  # fmt: skip
+    failed.append(
+        _safely(
+            "junit.xml",
+            out_dir / "junit.xml",
+            lambda: render_junit(safe_run),
+            minimal_xml,
+            redactor,
+            lambda t: ET.fromstring(t.encode("utf-8")),
+        )
+    )
     minimal_json = dumps({"status": status, "exit_code": run.exit_code, "run_id": run.run_id})
-    failed.append(_safely("result.json", out_dir / "result.json",
-                          lambda: dumps(redactor.redact_obj(result_dict(safe_run))), minimal_json,
-                          redactor, json.loads))  # fmt: skip
+    failed.append(
+        _safely(
+            "result.json",
+            out_dir / "result.json",
+            lambda: dumps(redactor.redact_obj(result_dict(safe_run))),
+            minimal_json,
+            redactor,
+            json.loads,
+        )
+    )
     minimal_md = f"## agentci\n\nstatus `{status}`, exit code {run.exit_code}\n"
-    failed.append(_safely("summary.md", out_dir / "summary.md", lambda: render_summary(safe_run),
-                          minimal_md, redactor))  # fmt: skip
+    failed.append(
+        _safely(
+            "summary.md",
+            out_dir / "summary.md",
+            lambda: render_summary(safe_run),
+            minimal_md,
+            redactor,
+        )
+    )
     _append_step_summary(out_dir / "summary.md")
     return [f for f in failed if f]
 
