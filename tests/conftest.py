@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "tools"))
+
+from tool_harness import Harness, init_repo  # noqa: E402
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "agentci tests",
@@ -61,3 +66,19 @@ def write_recipe(tmp_path: Path) -> Callable[[str], Path]:
         return path
 
     return write
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    """A committed git repo with a couple of files (tests/tools has its own)."""
+    return init_repo(
+        tmp_path / "repo",
+        {"README.md": "install with pip\n", "f": "keep me\n", "src/app.py": "x = 1\n"},
+    )
+
+
+@pytest.fixture
+def h(ws: Path) -> Harness:
+    """Real tool calls through the real scheduler and policy on ``ws``; set ``h.mode`` /
+    ``h.rules`` in the test."""
+    return Harness(ws=ws)
