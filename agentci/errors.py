@@ -10,12 +10,13 @@ Every way a run can end early is a typed exception; nothing is decided by matchi
      │    ├── LoopDetected     the model repeats itself and did not recover
      │    ├── Blocked          the model's output was blocked, or a hook stopped the run
      │    │    └── HookStopped  ... by a recipe hook (which one is in ``hook``)
-     │    ├── ProviderFailed   the model API failed for good (auth, quota, retries spent)
-     │    └── Cancelled        SIGINT / SIGTERM
+     │    └── ProviderFailed   the model API failed for good (auth, quota, retries spent)
      └── ToolFailure           a tool could not do what was asked; the message goes back to
                                the model as the tool's error and the loop goes on
 
-Anything else that escapes is a bug in agentci: status ``internal_error``, exit 70.
+SIGINT / SIGTERM are not exceptions of ours: the runner cancels the running asyncio task and
+the task ends ``cancelled`` (130 / 143). Anything else that escapes is a bug in agentci:
+status ``internal_error``, exit 70.
 """
 
 from __future__ import annotations
@@ -100,16 +101,6 @@ class ProviderFailed(StopRun):
     """The model API failed for good."""
 
     status = "provider_error"
-
-
-class Cancelled(StopRun):
-    """The run was cancelled by a signal (``signal_name`` is SIGINT or SIGTERM)."""
-
-    status = "cancelled"
-
-    def __init__(self, signal_name: str = "SIGINT") -> None:
-        self.signal_name = signal_name
-        super().__init__(f"cancelled by {signal_name}")
 
 
 class ToolFailure(AgentciError):

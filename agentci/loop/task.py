@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentci.errors import Cancelled, InvalidInput, StopRun
+from agentci.errors import Blocked, BudgetExhausted, HookStopped, InvalidInput, StopRun
 from agentci.events import types as ev
 from agentci.loop.budget import BudgetTracker, RunTotals
 from agentci.loop.chat import Chat
@@ -93,7 +93,7 @@ class TaskRun:
             self.emit(ev.UserCancelled(signal=self.signal_name))
         except StopRun as stop:
             report.status, report.reason = Status(stop.status), stop.reason
-            self.emit_stop(stop)
+            self._emit_stop(stop)
         except InvalidInput as err:
             report.status, report.reason = Status.invalid_input, str(err)
             self.emit(ev.Error(kind="invalid_input", message=str(err)))
@@ -119,9 +119,8 @@ class TaskRun:
             return (".agentci",)
         return (".agentci", inside.as_posix()) if inside.parts else (".agentci",)
 
-    def emit_stop(self, stop: StopRun) -> None:
-        from agentci.errors import Blocked, BudgetExhausted, HookStopped
-
+    def _emit_stop(self, stop: StopRun) -> None:
+        """The event that says why the loop stopped (cancellation is asyncio's, see run)."""
         if isinstance(stop, HookStopped):
             self.emit(ev.AgentExecutionStopped(reason=stop.reason))
         elif isinstance(stop, BudgetExhausted):
@@ -132,8 +131,6 @@ class TaskRun:
             )
         elif isinstance(stop, Blocked):
             self.emit(ev.AgentExecutionBlocked(reason=stop.reason))
-        elif isinstance(stop, Cancelled):
-            self.emit(ev.UserCancelled(signal=stop.signal_name))
         else:
             self.emit(ev.Error(kind=stop.status, message=stop.reason))
 
