@@ -20,27 +20,21 @@ Every problem the user can fix (missing path, not a git repository, no commit ye
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-import git
-
 from agentci.errors import InvalidInput
+from agentci.gitenv import run_git
 from agentci.outputs.patch import find_repo
 from agentci.recipe.schema import Workspace
 
 Isolation = Literal["none", "copy", "worktree"]
 
-_IDENTITY = (
-    "-c", "user.name=agentci", "-c", "user.email=agentci@localhost",
-    "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null", "-c", "core.autocrlf=false",
-)  # fmt: skip
+_IDENTITY = ("-c", "user.name=agentci", "-c", "user.email=agentci@localhost")
 
 
 @dataclass
@@ -65,25 +59,22 @@ class PreparedWorkspace:
         self.cleanup()
 
 
-def _clean_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-
-
-def _run_git(args: list[str], cwd: Path) -> None:
+def _run_git(args: list[str], cwd: Path, repo: Path | None = None) -> None:
+    """agentci's own git (:mod:`agentci.gitenv`); a failure is the user's to fix."""
     try:
-        proc = subprocess.run(
-            ["git", *_IDENTITY, *args],
-            cwd=cwd,
-            env=_clean_env(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        proc = run_git([*_IDENTITY, *args], cwd=cwd, repo=repo)
     except FileNotFoundError as exc:
         raise InvalidInput("git is not installed or not on PATH; agentci needs it") from exc
     if proc.returncode != 0:
-        raise InvalidInput(f"git {args[0]} in {cwd} failed: {proc.stderr.strip()}")
+        err = proc.stderr.decode(errors="replace").strip()
+        raise InvalidInput(f"git {args[0]} in {cwd} failed: {err}")
+
+
+def _git_dir(top: Path) -> Path | None:
+    """The git dir of the repository whose top level is ``top`` (None when git says none)."""
+    done = run_git(["rev-parse", "--absolute-git-dir"], cwd=top)
+    out = done.stdout.decode(errors="replace").strip()
+    return Path(out) if done.returncode == 0 and out else None
 
 
 def ensure_git(path: Path) -> Path | None:
@@ -159,17 +150,13 @@ def _worktree(src: Path, named: str) -> PreparedWorkspace:
             f"workspace.isolation: worktree needs a git repository, but {src} is not in one "
             "(use isolation: copy for plain folders)"
         )
-    repo = git.Repo(top)
-    try:
-        repo.head.commit  # noqa: B018 - raises on an unborn HEAD
-    except ValueError as exc:
-        raise InvalidInput(
-            f"workspace.isolation: worktree needs a commit, but {top} has none yet"
-        ) from exc
+    git_dir = _git_dir(top)
+    if run_git(["rev-parse", "--verify", "-q", "HEAD^{commit}"], cwd=top).returncode != 0:
+        raise InvalidInput(f"workspace.isolation: worktree needs a commit, but {top} has none yet")
     tmp = Path(tempfile.mkdtemp(prefix="agentci-worktree-"))
     wt = tmp / (top.name or "worktree")
     try:
-        _run_git(["worktree", "add", "-q", "--detach", str(wt), "HEAD"], top)
+        _run_git(["worktree", "add", "-q", "--detach", str(wt), "HEAD"], top, git_dir)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -179,22 +166,8 @@ def _worktree(src: Path, named: str) -> PreparedWorkspace:
         path.mkdir(parents=True, exist_ok=True)
 
     def cleanup() -> None:
-        subprocess.run(
-            ["git", "worktree", "remove", "--force", str(wt)],
-            cwd=top,
-            env=_clean_env(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            check=False,
-        )
+        run_git(["worktree", "remove", "--force", str(wt)], cwd=top, repo=git_dir)
         shutil.rmtree(tmp, ignore_errors=True)
-        subprocess.run(
-            ["git", "worktree", "prune"],
-            cwd=top,
-            env=_clean_env(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            check=False,
-        )
+        run_git(["worktree", "prune"], cwd=top, repo=git_dir)
 
     return PreparedWorkspace(path=path, original=src, isolation="worktree", _cleanup=cleanup)

@@ -21,7 +21,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentci.outputs.patch import Baseline, changed_files, changed_lines, git_env
+from agentci.gitenv import run_git
+from agentci.outputs.patch import Baseline, changed_files, changed_lines
 from agentci.policy.paths import anchored
 from agentci.recipe.schema import Guards
 
@@ -89,12 +90,12 @@ def check_guards(guards: Guards, baseline: Baseline) -> list[GuardResult]:
 
 
 def _git(baseline: Baseline, *args: str) -> subprocess.CompletedProcess[bytes]:
-    env = git_env(baseline.git_dir, baseline.work_tree, baseline.git_dir / "index")
-    return subprocess.run(
-        ["git", "-c", "core.hooksPath=/dev/null", *args],
-        cwd=baseline.work_tree, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-        check=False,
-    )  # fmt: skip
+    private = {
+        "GIT_DIR": str(baseline.git_dir),
+        "GIT_WORK_TREE": str(baseline.work_tree),
+        "GIT_INDEX_FILE": str(baseline.git_dir / "index"),
+    }
+    return run_git(args, cwd=baseline.work_tree, extra_env=private)
 
 
 def revert_paths(baseline: Baseline, paths: list[str]) -> list[str]:

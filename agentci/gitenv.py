@@ -1,0 +1,160 @@
+"""The one way agentci runs git: never with the workspace's config, hooks or attributes.
+
+Every git process agentci itself starts (the patch baseline, the workspace's worktree or copy,
+guards, file listing for ``glob``/``grep``) goes through :func:`git_argv` and :func:`git_env`
+(or :func:`run_git`, which uses both). The agent can write a repository's ``.git/config``
+(``git init`` then ``git config core.fsmonitor 'sh payload.sh'``); git would run that command
+on agentci's next ``git status`` or ``ls-files`` — on the host, outside the sandbox, with
+agentci's secrets in reach. So agentci's git:
+
+* reads no system or global config (``GIT_CONFIG_NOSYSTEM=1``, ``GIT_CONFIG_GLOBAL=/dev/null``)
+  and no system attributes (``GIT_ATTR_NOSYSTEM=1``); no inherited ``GIT_*`` variable (a
+  ``GIT_DIR`` or ``GIT_CONFIG_PARAMETERS`` from the job) gets through;
+* overrides, with ``-c`` (the highest-priority config layer), every key of the repository's
+  own config that makes git start a program: ``core.fsmonitor``, ``core.hooksPath`` (hooks),
+  ``core.attributesFile``, ``core.pager``/``core.editor``/``core.askPass``/``core.sshCommand``,
+  ``diff.external``, ``credential.helper``, ``gpg.program``, ``protocol.allow`` …;
+* neutralises the per-name drivers a repository config may define (``filter.<x>.clean``/
+  ``smudge``/``process``, ``diff.<x>.textconv``/``command``, ``merge.<x>.driver``): pass the
+  repository's git dir as ``repo`` and each one found is overridden with a harmless value
+  (``cat`` for filters and textconv, ``false`` otherwise), whatever attributes select it.
+
+Callers that work in a private git dir of their own (:mod:`agentci.outputs.patch`) need no
+``repo`` scan: that config is agentci's, and only the working tree is the agent's.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+#: ``-c`` overrides on every git call agentci makes.
+SAFE_CONFIG: tuple[str, ...] = (
+    "core.fsmonitor=false",
+    "core.hooksPath=/dev/null",
+    "core.attributesFile=/dev/null",
+    "core.excludesFile=/dev/null",
+    "core.untrackedCache=false",
+    "core.pager=cat",
+    "core.editor=true",
+    "core.askPass=true",
+    "core.sshCommand=false",
+    "core.gitProxy=false",
+    "core.alternateRefsCommand=true",
+    "core.autocrlf=false",
+    "core.safecrlf=false",
+    "credential.helper=",
+    "diff.external=false",  # fails loudly: diff callers pass --no-ext-diff
+    "gpg.program=false",
+    "commit.gpgSign=false",
+    "tag.gpgSign=false",
+    "protocol.allow=never",
+    "submodule.recurse=false",
+    "gc.auto=0",
+    "maintenance.auto=false",
+    "color.ui=false",
+)
+
+#: Environment variables forced on every git call agentci makes.
+FORCED_ENV: dict[str, str] = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+    "GIT_ATTR_NOSYSTEM": "1",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_OPTIONAL_LOCKS": "0",
+    "GIT_ASKPASS": "true",
+    "GIT_PAGER": "cat",
+    "GIT_EDITOR": "true",
+    "GIT_NO_REPLACE_OBJECTS": "1",
+    "LC_ALL": "C",
+}
+
+_DRIVER = re.compile(
+    r"^(filter\..+\.(?:clean|smudge|process|required)"
+    r"|diff\..+\.(?:textconv|command)"
+    r"|merge\..+\.(?:driver|recursive))$",
+    re.I,
+)
+
+
+def git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """agentci's environment without any ``GIT_*`` variable, plus :data:`FORCED_ENV` and
+    ``extra`` (e.g. ``GIT_DIR``/``GIT_WORK_TREE``/``GIT_INDEX_FILE`` of a private git dir)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(FORCED_ENV)
+    if extra:
+        env.update(extra)
+    return env
+
+
+def _config_files(git_dir: Path) -> list[Path]:
+    files = [git_dir / "config", git_dir / "config.worktree"]
+    common = git_dir / "commondir"
+    if common.is_file():
+        base = (git_dir / common.read_text().strip()).resolve()
+        files += [base / "config", base / "config.worktree"]
+    return [f for f in files if f.is_file()]
+
+
+def driver_overrides(git_dir: Path) -> list[str]:
+    """``-c`` values neutralising every filter, diff and merge driver ``git_dir``'s config
+    files (and the files they include) define. Reading a config file runs nothing."""
+    out: list[str] = []
+    for f in _config_files(git_dir):
+        done = subprocess.run(
+            ["git", "config", "--file", str(f), "--includes", "--name-only", "--list"],
+            env=git_env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        for name in done.stdout.splitlines():
+            if not _DRIVER.match(name):
+                continue
+            key = name.rsplit(".", 1)[1].lower()
+            value = {"clean": "cat", "smudge": "cat", "textconv": "cat", "required": "false"}
+            item = f"{name}={value.get(key, 'false')}"
+            if key == "process":
+                item = f"{name}="
+            if item not in out:
+                out.append(item)
+    return out
+
+
+def git_argv(args: Sequence[str], *, repo: Path | None = None) -> list[str]:
+    """``git`` with :data:`SAFE_CONFIG` (and, for ``repo``'s git dir, its drivers
+    neutralised) before ``args``."""
+    argv = ["git"]
+    for item in SAFE_CONFIG:
+        argv += ["-c", item]
+    if repo is not None:
+        for item in driver_overrides(repo):
+            argv += ["-c", item]
+    return [*argv, *args]
+
+
+def run_git(
+    args: Sequence[str],
+    *,
+    cwd: Path,
+    repo: Path | None = None,
+    extra_env: Mapping[str, str] | None = None,
+    timeout: float | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run agentci's own git (see the module doc): stdin closed, output captured, never
+    raises for a non-zero exit. ``repo`` is the git dir of a repository agentci does not own
+    (the user's or the agent's), whose drivers are neutralised. Raises ``FileNotFoundError``
+    when git is not installed."""
+    return subprocess.run(
+        git_argv(args, repo=repo),
+        cwd=cwd,
+        env=git_env(extra_env),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        check=False,
+        timeout=timeout,
+    )
