@@ -42,12 +42,12 @@ def test_the_patch_applies_to_a_fresh_copy_and_makes_its_tests_pass(demo: Run, t
     assert check.returncode == 0, check.stderr
     subprocess.run(["git", "apply", str(patch)], cwd=copy, check=True)
     tests = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        [sys.executable, "-B", "-m", "unittest"],
         cwd=copy,
         capture_output=True,
         text=True,
     )
-    assert tests.returncode == 0, tests.stdout
+    assert tests.returncode == 0, tests.stderr
 
 
 def test_the_demo_leaves_the_original_project_untouched(demo: Run):
@@ -86,18 +86,13 @@ def test_junit_parses_and_reports_the_task(demo: Run):
     cases = {case.name: case for case in suites[0]}
     assert cases["agent"].is_passed
     tree = ElementTree.parse(demo.out / "junit.xml")
-    fixed = sorted(c.get("name") for c in tree.iter("testcase") if c.get("status") == "fixed")
-    assert fixed == [
-        "verify:tests.test_pricing::test_no_discount_keeps_the_price",
-        "verify:tests.test_pricing::test_quarter_off",
-        "verify:tests.test_pricing::test_total_applies_the_discount_to_each_price",
-    ]
+    assert [c.get("name") for c in tree.iter("testcase")] == ["agent", "guard:forbid_test_edits"]
 
 
 def test_verify_ran_before_and_after_the_agent(demo: Run):
     runs = [e for e in demo.events if isinstance(e, ev.VerifyResult)]
-    assert [(e.phase, e.passed, e.counts["failed"]) for e in runs] == [
-        ("baseline", False, 3),
+    assert [(e.phase, e.passed, e.exit_code) for e in runs] == [
+        ("baseline", False, 1),
         ("attempt", True, 0),
     ]
 
@@ -110,5 +105,4 @@ def test_the_console_shows_a_short_summary(demo: Run):
 def test_summary_md_names_the_outcome(demo: Run):
     summary = (demo.out / "summary.md").read_text()
     assert "**Run succeeded** (status `success`, exit code 0)" in summary
-    assert "- **Fixed (3)**:" in summary
     assert "- `shop/pricing.py`" in summary
