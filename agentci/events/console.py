@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from agentci.events import types as ev
+from agentci.verify.diagnose import cannot_run
 
 
 def _short(text: str, limit: int = 160) -> str:
@@ -84,7 +85,11 @@ class ConsoleSink:
                 state = "passed" if event.passed else "failed"
                 counts = ", ".join(f"{v} {k}" for k, v in event.counts.items() if v)
                 label = "baseline" if event.phase == "baseline" else f"attempt {event.attempt}"
-                return f"  verify ({label}) {state}" + (f": {counts}" if counts else "")
+                line = f"  verify ({label}) {state}" + (f": {counts}" if counts else "")
+                if not event.passed and event.exit_code is not None:
+                    line += f" (exit {event.exit_code})"
+                reason = cannot_run(event.exit_code, event.output_tail)
+                return line + (f"\n    {reason}" if reason else "")
             case ev.BudgetExhaustedEvent():
                 return f"  budget exhausted: {event.limit} ({event.used:g} of {event.cap:g})"
             case ev.LoopDetectedEvent():
