@@ -45,11 +45,17 @@ GIT_VALUE_OPTS = frozenset(
 
 
 def _git_rest(args: list[str | None]) -> list[str | None]:
-    """Drop git's global options so ``git -C dir push`` reads as ``git push``."""
+    """Drop git's global options so ``git -C dir push`` reads as ``git push``.
+
+    With ``-c``/``--config-env`` the subcommand is unknown (None): an alias or a pager set
+    there can make any git command run another (``git -c alias.x=push x``).
+    """
     i = 0
+    configured = False
     while i < len(args):
         a = args[i]
         if a is None or not a.startswith("-"):
             break
+        configured = configured or a in ("-c", "--config-env") or a.startswith("--config-env=")
         i += 2 if a in GIT_VALUE_OPTS else 1
-    return args[i:]
+    return [None, *args[i:]] if configured else args[i:]

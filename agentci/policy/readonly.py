@@ -2,8 +2,12 @@
 
 A command is read-only only without its escape hatches: ``find -exec/-delete``,
 ``git -c …``, ``git diff --ext-diff``, ``sed -i`` or ``sed … e/w``, ``awk`` with
-``system()``/pipes/redirections, ``rg --pre``, ``sort -o`` … and only when every path it
-names stays inside the workspace. Output redirections are judged separately.
+``system()``/pipes/redirections or a program file, ``rg --pre``, ``sort -o``, ``printf -v`` …
+and only when every path it names stays inside the workspace. ``sort``, ``uniq``, ``tree``
+and ``awk`` options are read against an allowlist, as the programs read them (clusters,
+abbreviated long options: ``sort --ou=F`` is ``sort --output=F``). Under ``xargs`` (words
+appended from its input, unseen) only commands no argument can turn into a writer qualify.
+Output redirections are judged separately.
 """
 
 from __future__ import annotations
@@ -11,6 +15,9 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+
+from agentci.policy import readonly_specs as specs
+from agentci.policy.getopt import parse
 
 SIMPLE = frozenset(
     {
@@ -74,18 +81,31 @@ GIT_READ = frozenset(
         "merge-base",
     }
 )
-GIT_BAD_ARGS = re.compile(r"^(--ext-diff|--output(=.*)?|-O.*|--open-files-in-pager.*|--exec.*)$")
 SED_SAFE = re.compile(
     r"^((\d+|\$)(,(\d+|\$))?)?[pd]$|^((\d+|\$)(,(\d+|\$))?)?s(.)(?:(?!\9).)*\9(?:(?!\9).)*\9[gpiI0-9]*$"
 )
-AWK_BAD = re.compile(r"system|getline|[|>]|@load|fflush|close\(")
+AWK_BAD = re.compile(r"system|getline|[|>]|@|fflush|close\(")
 
 
-def why_not_read_only(words: list[str | None], *, cwd: Path, workspace: Path) -> str | None:
-    """None when ``words`` is a read-only command; else the reason it is not."""
-    if not words or any(w is None for w in words):
+def why_not_read_only(
+    words: list[str | None], *, cwd: Path, workspace: Path, open_args: bool = False
+) -> str | None:
+    """None when ``words`` is a read-only command; else the reason it is not.
+
+    ``open_args``: the command runs under ``xargs``, which appends words nobody has seen.
+    """
+    if not words or words[0] is None:
+        return "its command name expands at run time"
+    if open_args:
+        if words[0] not in specs.XARGS_SAFE:
+            return (
+                f"xargs adds words from its input to `{words[0]}`, which some arguments "
+                "turn into a writer or a runner"
+            )
+        words = [w for w in words if w is not None]
+    if any(w is None for w in words):
         return "it has arguments that expand at run time"
-    name = words[0]
+    name: str = words[0]  # type: ignore[assignment]
     args: list[str] = words[1:]  # type: ignore[assignment]
     if name not in SIMPLE | {"cd", "find", "git", "sed", "awk", "gawk", "rg", "sort", "uniq"}:
         return f"`{name}` is not a built-in read-only command"
@@ -139,7 +159,7 @@ def _escape_hatch(name: str, args: list[str]) -> str | None:
         sub = args[i] if i < len(args) else ""
         if sub not in GIT_READ:
             return f"`git {sub}` is not a read-only git command"
-        bad = next((a for a in args[i + 1 :] if GIT_BAD_ARGS.match(a)), None)
+        bad = next((a for a in args[i + 1 :] if _git_bad(a)), None)
         return f"git {sub} {bad} can run commands or write files" if bad else None
     if name == "sed":
         scripts: list[str] = []
@@ -163,20 +183,34 @@ def _escape_hatch(name: str, args: list[str]) -> str | None:
             return "the sed script may run commands or write files (e/w/r)"
         return None
     if name in ("awk", "gawk"):
-        if any(a.startswith(("-f", "-i", "--include", "-l", "--load", "-E")) for a in args):
-            return "awk loads a program file or extension"
+        found = parse(args, specs.AWK)
+        if found.error:
+            return f"awk: {found.error} (it may load a program file or write files)"
         if any(AWK_BAD.search(a) for a in args):
             return "the awk program may run commands or write files"
         return None
     if name == "rg":
         bad = next((a for a in args if a.startswith(("--pre", "--hostname-bin"))), None)
         return f"rg {bad} runs commands" if bad else None
-    if name == "sort":
-        bad = next((a for a in args if a.startswith(("-o", "--output", "--compress"))), None)
-        return f"sort {bad} writes files or runs programs" if bad else None
-    if name == "uniq":
-        operands = [a for a in args if not a.startswith("-")]
-        return "uniq with two files writes the second" if len(operands) > 1 else None
-    if name == "tree" and any(a.startswith("-o") for a in args):
-        return "tree -o writes a file"
+    if name == "printf" and args and args[0].startswith("-") and args[0] != "--":
+        return "printf -v assigns a shell variable (PATH, for one)"
+    if name in ("sort", "uniq", "tree"):
+        spec = {"sort": specs.SORT, "uniq": specs.UNIQ, "tree": specs.TREE}[name]
+        found = parse(args, spec)
+        if found.error:
+            return f"{name}: {found.error}; only options known to be safe are allowed"
+        danger: dict[str, str] = {"sort": specs.SORT_BAD, "uniq": {}, "tree": specs.TREE_BAD}[name]
+        option = next((o for o, _ in found.options if o in danger), None)
+        if option:
+            return f"{name} {option} {danger[option]}"
+        if name == "uniq" and len(found.operands) > 1:
+            return "uniq with two files writes the second"
     return None
+
+
+def _git_bad(arg: str) -> bool:
+    """A git option that runs a program or writes a file, abbreviated or not."""
+    if arg.startswith("--"):
+        name = arg[2:].split("=", 1)[0]
+        return bool(name) and any(bad.startswith(name) for bad in specs.GIT_BAD_LONG)
+    return arg.startswith("-") and "O" in arg  # -O[pager] of git grep, also in a cluster

@@ -193,8 +193,11 @@ class PolicyEngine:
             if r.words is None and r.rule.path is None:
                 return _deny(r.label, r.rule.reason or f"denied by {r.label}")
             for c in found.commands:
-                if r.words and _prefix(r.words, deny_form(c.words)):
+                if r.words and _deny_matches(r.words, deny_form(c.words), c.open_args):
                     return _deny(r.label, r.rule.reason or f"`{c.text}` is denied by {r.label}")
+        hit = self._path_rule_hit(found, cwd, tool.name)
+        if hit is not None:
+            return hit
         # redirections (after a cd, a relative target could be anywhere)
         moves = any(c.name in ("cd", "pushd", "popd") for c in found.commands)
         for red in found.redirects:
@@ -213,10 +216,10 @@ class PolicyEngine:
                 continue
             if self.mode == "yolo" and shape in sp.VISIBLE_SHAPES:
                 continue
+            what = text if shape == sp.HIDDEN else f"{shape.replace('_', ' ')} (`{text[:80]}`)"
             return _deny(
                 f"shape:{shape}",
-                f"{shape.replace('_', ' ')} (`{text[:80]}`) is not allowed without a rule "
-                "that allows this exact command",
+                f"{what} is not allowed without a rule that allows this exact command",
             )
         if exact is not None:  # a rule written for this very shape allows the whole line
             return _allow(exact.label)
@@ -244,7 +247,9 @@ class PolicyEngine:
                 return _allow(r.label)
         if self.mode == "yolo":
             return _allow("mode:yolo")
-        why = why_not_read_only(allow_form(c.words), cwd=cwd, workspace=self.workspace)
+        why = why_not_read_only(
+            allow_form(c.words), cwd=cwd, workspace=self.workspace, open_args=c.open_args
+        )
         if why is None:
             return _allow("read_only_command")
         return _deny(
@@ -252,6 +257,51 @@ class PolicyEngine:
             f"`{c.text[:120]}` needs approval in {self.mode} mode and no rule allows it "
             f"({why}); there is no human to ask in CI, so it is denied",
         )
+
+    def _path_rule_hit(self, found: sp.Analysis, cwd: Path, tool: str) -> Decision | None:
+        """A path deny rule naming a file the command writes (redirection) or names.
+
+        Rules for the shell tool see redirection targets and the words of every command;
+        rules for ``write_file`` see redirection targets too (a redirection writes a file).
+        """
+        rules = [
+            r
+            for r in self.rules
+            if r.rule.decision == "deny" and r.rule.path is not None and r.words is None
+        ]
+        if not rules:
+            return None
+        bases = [cwd] + [
+            cwd / str(c.words[1])
+            for c in found.commands
+            if c.name in ("cd", "pushd") and len(c.words) == 2 and c.words[1] is not None
+        ]
+        written = [red.target for red in found.redirects if red.target is not None]
+        named = [
+            w.split("=", 1)[1] if w.startswith("--") and "=" in w else w
+            for c in found.commands
+            for w in c.words[1:]
+            if w is not None
+        ]
+        for r in rules:
+            words = named + written if r.tool_matches(tool) else written
+            if not (r.tool_matches(tool) or r.tool_matches("write_file")):
+                continue
+            for word in words:
+                for rel in self._rels(word, bases):
+                    if r.path_matches(rel):
+                        return _deny(r.label, r.rule.reason or f"{rel} is denied by {r.label}")
+        return None
+
+    def _rels(self, word: str, bases: list[Path]) -> list[str]:
+        """``word`` as a workspace path from each directory the command may be in."""
+        rels = []
+        for base in bases:
+            try:
+                rels.append(resolve(self.workspace, word, base=base).rel)
+            except (ToolFailure, OSError, ValueError):
+                continue
+        return rels
 
     def _redirect(self, red: sp.Redirect, cwd: Path) -> Decision | None:
         if red.target is None:
@@ -270,6 +320,17 @@ class PolicyEngine:
         if why:
             return _deny(f"protected:{why}", f"redirection writes {target.rel}, which is protected")
         return None
+
+
+def _deny_matches(rule_words: Sequence[str], words: Sequence[str | None], open_args: bool) -> bool:
+    """Whether a deny rule's words could be the command's: a word that expands at run time
+    matches any rule word, and under ``xargs`` missing words may come from its input."""
+    for i, r in enumerate(rule_words):
+        if i >= len(words):
+            return open_args
+        if words[i] is not None and words[i] != r:
+            return False
+    return True
 
 
 def _raw_equal(rule_command: str, command: str) -> bool:

@@ -19,59 +19,21 @@ from dataclasses import dataclass, field
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
+from agentci.policy.wrappers import DANGEROUS_VARS, EVALS, SHELLS, unwrap
+
 MAX_COMMAND_CHARS = 20_000
 MAX_DEPTH = 4
 
 #: Shapes whose inner commands are visible to the policy (they are parsed and checked).
 VISIBLE_SHAPES = frozenset({"command_substitution", "process_substitution", "heredoc"})
 #: Shapes that hide what runs; only an explicit rule allows them.
-OPAQUE_SHAPES = frozenset({"eval", "dynamic_command", "dynamic_shell", "dangerous_variable"})
-
-SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "ash", "busybox"})
-EVALS = frozenset({"eval", "source", ".", "exec_fd"})
-DANGEROUS_VARS = re.compile(
-    r"^(PATH|LD_\w+|BASH_ENV|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|CDPATH|HOME"
-    r"|GIT_\w+|PYTHON\w*|PERL5\w*|RUBY\w*|NODE_OPTIONS|DYLD_\w+)$"
+OPAQUE_SHAPES = frozenset(
+    {"eval", "dynamic_command", "dynamic_shell", "dangerous_variable", "hidden_command"}
 )
-PLAIN_WORD = re.compile(r"^[A-Za-z0-9_./+:@%,=-]+$|^\[$")
 
-#: Wrapper → (options taking a value, whether a positional operand precedes the command).
-WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
-    "env": (frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}), 0),
-    "timeout": (frozenset({"-s", "--signal", "-k", "--kill-after"}), 1),
-    "nice": (frozenset({"-n", "--adjustment"}), 0),
-    "nohup": (frozenset(), 0),
-    "command": (frozenset(), 0),
-    "builtin": (frozenset(), 0),
-    "exec": (frozenset({"-a"}), 0),
-    "time": (frozenset({"-f", "--format", "-o", "--output"}), 0),
-    "stdbuf": (frozenset({"-i", "-o", "-e"}), 0),
-    "sudo": (frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"}), 0),
-    "doas": (frozenset({"-u", "-C"}), 0),
-    "setsid": (frozenset(), 0),
-    "ionice": (frozenset({"-c", "-n", "-p", "-P", "-u"}), 0),
-    "xargs": (
-        frozenset(
-            {
-                "-I",
-                "-L",
-                "-n",
-                "-P",
-                "-d",
-                "-E",
-                "-s",
-                "-a",
-                "-i",
-                "-l",
-                "--max-args",
-                "--max-procs",
-                "--delimiter",
-                "--arg-file",
-            }
-        ),
-        0,
-    ),
-}
+PLAIN_WORD = re.compile(r"^[A-Za-z0-9_./+:@%,=-]+$|^\[$")
+#: Shapes agentci cannot see into at all.
+HIDDEN = "hidden_command"
 
 
 @dataclass
@@ -81,6 +43,8 @@ class SimpleCommand:
     words: list[str | None]
     text: str
     wrappers: list[str] = field(default_factory=list)
+    #: run by ``xargs``: more words are appended (or filled in) from its input at run time
+    open_args: bool = False
 
     @property
     def name(self) -> str | None:
@@ -150,8 +114,44 @@ def analyze(command: str, *, _depth: int = 0) -> Analysis:
     if tree.root_node.has_error:
         result.error = "the command does not parse as bash"
         return result
+    result.error = _joined_word(command, tree.root_node)
+    if result.error:
+        return result
     _walk(tree.root_node, result, _depth)
     return result
+
+
+#: A backslash-newline that is not itself escaped (an odd run of backslashes before it).
+_CONTINUATION = re.compile(rb"(?<!\\)(?:\\\\)*\\\n")
+#: Where a backslash-newline is literal text, or removed by agentci's own unquoting.
+_LITERAL_CONTEXT = frozenset({"raw_string", "string", "heredoc_body", "comment", "ansi_c_string"})
+
+
+def _joined_word(command: str, root: Node) -> str | None:
+    """An error when a backslash-newline sits inside a word outside quotes.
+
+    bash removes it before splitting words (``tr\\⏎ap`` runs ``trap``), tree-sitter-bash
+    splits there, so the two would disagree about what runs.
+    """
+    data = command.encode("utf-8", "surrogateescape")
+    for m in _CONTINUATION.finditer(data):
+        at = m.end() - 2
+        before = data[at - 1 : at] if at else b" "
+        after = data[at + 2 : at + 3] or b" "
+        if before.isspace() or after.isspace():
+            continue
+        node: Node | None = root.descendant_for_byte_range(at, at + 2)
+        while node is not None and node.type not in _LITERAL_CONTEXT:
+            if node.type in ("command_substitution", "process_substitution"):
+                node = None
+                break
+            node = node.parent
+        if node is None:
+            return (
+                "a backslash-newline inside a word (bash joins the two parts into one word); "
+                "write the word on one line"
+            )
+    return None
 
 
 def _walk(node: Node, out: Analysis, depth: int) -> None:
@@ -168,14 +168,27 @@ def _walk(node: Node, out: Analysis, depth: int) -> None:
         _redirect(node, out)
     elif t == "variable_assignment" and (node.parent is None or node.parent.type != "command"):
         _assignment(node, out)
+    elif t == "for_statement":  # ``for PATH in .; do ls; done`` assigns PATH
+        _assignment(node, out, field="variable")
+    elif t == "compound_statement" and node.children and node.children[0].type == "((":
+        for name in _descendants(node, "variable_name"):
+            if DANGEROUS_VARS.match(name.text.decode("utf-8", "replace")):
+                out.shapes.setdefault("dangerous_variable", node.text.decode("utf-8", "replace"))
     for child in node.children:
         _walk(child, out, depth)
 
 
-def _assignment(node: Node, out: Analysis) -> None:
-    name = node.child_by_field_name("name")
-    if name is not None and DANGEROUS_VARS.match(name.text.decode()):
+def _assignment(node: Node, out: Analysis, field: str = "name") -> None:
+    name = node.child_by_field_name(field)
+    if name is not None and DANGEROUS_VARS.match(name.text.decode("utf-8", "replace")):
         out.shapes.setdefault("dangerous_variable", node.text.decode("utf-8", "replace"))
+
+
+def _descendants(node: Node, kind: str) -> list[Node]:
+    found = [node] if node.type == kind else []
+    for child in node.children:
+        found += _descendants(child, kind)
+    return found
 
 
 def _redirect(node: Node, out: Analysis) -> None:
@@ -193,6 +206,8 @@ def _redirect(node: Node, out: Analysis) -> None:
     value = literal(target) if target is not None else None
     if op in (">&", "<&", "&>") and value is not None and (value.isdigit() or value == "-"):
         return
+    if value is not None and any(c in value for c in "*?["):
+        value = None  # bash expands a pattern in a redirection target: `> .gi?/config`
     out.redirects.append(Redirect(op=op, target=value))
 
 
@@ -213,7 +228,16 @@ def _command(node: Node, out: Analysis, depth: int) -> None:
 
 def _add(cmd: SimpleCommand, out: Analysis, depth: int) -> None:
     """Peel wrappers, unwrap ``sh -c`` / ``find -exec``, and record the command."""
-    cmd = unwrap(cmd, out)
+    peeled = unwrap(cmd.words)
+    for assignment in peeled.assignments:
+        if DANGEROUS_VARS.match(assignment.split("=", 1)[0]):
+            out.shapes.setdefault("dangerous_variable", assignment)
+    if peeled.hidden:
+        out.shapes.setdefault(HIDDEN, f"{peeled.hidden} (`{cmd.text[:80]}`)")
+    for directory in peeled.chdirs:
+        out.commands.append(SimpleCommand(words=["cd", directory], text=cmd.text))
+    out.redirects += [Redirect(op="time -o", target=t) for t in peeled.outputs]
+    cmd = SimpleCommand(peeled.words, cmd.text, peeled.wrappers, peeled.open_args)
     name = cmd.name
     if not cmd.words:
         return
@@ -241,42 +265,6 @@ def _add(cmd: SimpleCommand, out: Analysis, depth: int) -> None:
     if base == "find":
         for sub in find_exec(cmd.words):
             _add(SimpleCommand(words=sub, text=cmd.text), out, depth)
-
-
-def unwrap(cmd: SimpleCommand, out: Analysis) -> SimpleCommand:
-    """Strip wrapper commands (``env X=1 timeout 5 nice rm`` → ``rm``)."""
-    words = list(cmd.words)
-    wrappers: list[str] = []
-    while words and words[0] is not None:
-        base = words[0].rsplit("/", 1)[-1]
-        if base not in WRAPPERS:
-            break
-        takes_value, operands = WRAPPERS[base]
-        i = 1
-        while i < len(words):
-            w = words[i]
-            if w is None:
-                break
-            if base == "env" and "=" in w and not w.startswith("-"):
-                if DANGEROUS_VARS.match(w.split("=", 1)[0]):
-                    out.shapes.setdefault("dangerous_variable", w)
-                i += 1
-            elif w == "--":
-                i += 1
-                break
-            elif w.startswith("-") and w != "-":
-                if base == "command" and w in ("-v", "-V"):
-                    return SimpleCommand(words=words, text=cmd.text, wrappers=wrappers)
-                i += 2 if (w in takes_value) else 1
-            else:
-                break
-        i += operands
-        if i >= len(words):
-            words = [base]
-            break
-        wrappers.append(base)
-        words = words[i:]
-    return SimpleCommand(words=words, text=cmd.text, wrappers=wrappers)
 
 
 def _shell_script(cmd: SimpleCommand) -> str | None | bool:
