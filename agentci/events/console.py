@@ -1,7 +1,8 @@
 """The console view: one short, readable line per event, on stderr.
 
-Text from the model or from tools is sanitised before it is printed (in CI a tool's output
-must not be able to issue GitHub workflow commands), and shortened to one line.
+Every line is neutralised before it is printed (:mod:`agentci.events.workflow_commands`):
+in CI, text from the model, tools, tests or tool names must not be able to issue GitHub
+workflow commands. Long texts are shortened to one line.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from agentci.events import types as ev
+from agentci.events.workflow_commands import neutralise_workflow_commands
 from agentci.verify.diagnose import cannot_run
 
 
@@ -34,7 +36,7 @@ class ConsoleSink:
 
     def _print(self, text: str) -> None:
         try:
-            self.stream.write(self.sanitize(text) + "\n")
+            self.stream.write(neutralise_workflow_commands(self.sanitize(text)) + "\n")
             self.stream.flush()
         except (OSError, ValueError):
             pass  # a closed console must not stop the run
@@ -143,6 +145,7 @@ class GitHubAnnotationsSink:
                 if event.reason:
                     text += f": {event.reason}"
         if level:
-            message = _short(self.sanitize(text), 1000).replace("%", "%25")
+            message = _short(neutralise_workflow_commands(self.sanitize(text)), 1000)
+            message = message.replace("%", "%25")
             self.stream.write(f"::{level} title=agentci::{message}\n")
             self.stream.flush()

@@ -26,6 +26,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import quote
 
+from agentci.events.workflow_commands import neutralise_workflow_commands
+
+__all__ = ["Redactor", "neutralise_workflow_commands", "secret_names"]
+
 MASK = "***"
 MIN_SECRET_LENGTH = 6
 
@@ -117,28 +121,3 @@ def _variants(value: str) -> list[str]:
     if "\n" in value:
         out.extend(line.strip() for line in value.splitlines())
     return out
-
-
-_ANSI = re.compile(
-    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC ... BEL / ST
-    r"|\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
-    r"|\x1b[@-Z\\-_]"  # other 2-byte escapes
-    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
-    r"|[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]"  # other control characters
-    r"|\x1b"
-)
-_WORKFLOW_COMMAND = re.compile(r"(^|[\r\n])([ \t]*)(::|##\[)")
-
-
-def neutralise_workflow_commands(text: str) -> str:
-    """Make ``text`` safe to print in a CI log: no workflow commands, no ANSI escapes.
-
-    ``::cmd::`` at a line start becomes ``: :cmd::`` and ``##[`` becomes ``# #[`` so the runner
-    does not act on them; escape sequences and control characters (except tab and newline) are
-    removed; a lone carriage return becomes a newline.
-    """
-    text = _ANSI.sub("", text)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return _WORKFLOW_COMMAND.sub(
-        lambda m: m.group(1) + m.group(2) + (": :" if m.group(3) == "::" else "# #["), text
-    )

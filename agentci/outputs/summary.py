@@ -9,6 +9,7 @@ changed files, usage and cost, and the model's final message per task.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from agentci.outputs.atomic import write_text_atomic
@@ -36,8 +37,19 @@ def _status(value: object) -> str:
 
 
 def _cell(text: object) -> str:
+    """Plain text on one line: HTML, backticks and table pipes are escaped."""
     s = " ".join(str(text).split())
-    return s.replace("|", "\\|") or " "
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return s.replace("`", "\\`").replace("|", "\\|") or " "
+
+
+def _code(text: object) -> str:
+    """A code span that holds ``text`` whole, whatever backticks it contains."""
+    s = " ".join(str(text).split()) or " "
+    longest = max((len(run) for run in re.findall(r"`+", s)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if s.startswith("`") or s.endswith("`") else ""
+    return f"{fence}{pad}{s}{pad}{fence}"
 
 
 def _cost(value: float | None) -> str:
@@ -82,7 +94,7 @@ def _test_changes(run: RunReport) -> list[str]:
         title = "Tests" if len(run.tasks) == 1 else f"Tests: {_cell(t.name)}"
         lines += [f"### {title}", ""]
         for group, ids in groups:
-            shown = ", ".join(f"`{_cell(i)}`" for i in ids[:MAX_FILES])
+            shown = ", ".join(_code(i) for i in ids[:MAX_FILES])
             more = f" and {len(ids) - MAX_FILES} more" if len(ids) > MAX_FILES else ""
             lines.append(f"- **{group} ({len(ids)})**: {shown}{more}")
         lines.append("")
@@ -119,7 +131,7 @@ def render_summary(run: RunReport) -> str:
     lines.append(f"### Changed files ({len(files)})")
     lines.append("")
     if files:
-        lines += [f"- `{_cell(f)}`" for f in files[:MAX_FILES]]
+        lines += [f"- {_code(f)}" for f in files[:MAX_FILES]]
         if len(files) > MAX_FILES:
             lines.append(f"- … and {len(files) - MAX_FILES} more (see patch.diff)")
     else:
