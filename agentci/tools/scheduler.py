@@ -4,7 +4,10 @@ For each call: validate the arguments with the tool's model → before_tool hook
 a ``tool_call_decision`` naming the hook) → policy decision (a ``tool_call_decision``
 event) → execute → after_tool hooks (notes on the result) → cap the output →
 ``tool_call_response`` event. Consecutive read-only calls run concurrently (their hooks
-too); a call that edits or executes runs alone, in the model's order. Every failure
+too), at most :data:`MAX_CONCURRENT_CALLS` at once, so at most that many hook processes run
+at a time; a call that edits or executes runs alone, in the model's order. A turn runs at
+most :data:`MAX_CALLS_PER_TURN` calls; each call beyond that gets a tool error back (the
+model can ask again in its next turn). Every failure
 (unknown tool, bad arguments, a deny, a broken hook, an exception in the tool) becomes a
 tool error the model reads; none of them ends the run. Only a hook answering ``stop``
 does: :class:`~agentci.errors.HookStopped` leaves the batch.
@@ -14,9 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -31,6 +34,12 @@ if TYPE_CHECKING:
     from agentci.hooks.runner import HookRunner, HookVerdict
 
 Event = HookResult | ToolCallDecision | ToolCallResponse
+T = TypeVar("T")
+
+#: Calls of one model turn that are run; the rest get a tool error back.
+MAX_CALLS_PER_TURN = 64
+#: Read-only calls (with their hooks, one hook process per call at a time) run at once.
+MAX_CONCURRENT_CALLS = 8
 
 
 @dataclass
@@ -64,7 +73,7 @@ class ToolBatch:
         s = self._scheduler
         slots: list[ToolResultPart | None] = [None] * len(self._calls)
         groups: list[list[int]] = []
-        for i, call in enumerate(self._calls):
+        for i, call in enumerate(self._calls[:MAX_CALLS_PER_TURN]):
             tool = s.tools.get(call.name)
             is_read = tool is not None and tool.kind is ToolKind.read
             if is_read and groups and groups[-1] and _all_read(s, self._calls, groups[-1]):
@@ -73,7 +82,7 @@ class ToolBatch:
                 groups.append([i])
         for group in groups:
             prepared = [s.prepare(self._calls[i]) for i in group]
-            verdicts = await asyncio.gather(*(s.before_hooks(p) for p in prepared))
+            verdicts = await _bounded([s.before_hooks(p) for p in prepared])
             for p, verdict in zip(prepared, verdicts, strict=True):
                 if verdict is not None:
                     for event in verdict.events:
@@ -104,7 +113,7 @@ class ToolBatch:
                     )
                     if not d.allowed:
                         p.error = f"denied by policy ({d.rule}): {d.reason}"
-            outcomes = await asyncio.gather(*(s.run_call(p) for p in prepared))
+            outcomes = await _bounded([s.run_call(p) for p in prepared])
             stop: HookVerdict | None = None
             for i, p, (result, ms, after) in zip(group, prepared, outcomes, strict=True):
                 text = result.output
@@ -131,7 +140,27 @@ class ToolBatch:
                 raise HookStopped(
                     f"stopped by {stop.hook.rule}: {stop.reason}", hook=stop.hook.label
                 )
+        for i, call in enumerate(self._calls[MAX_CALLS_PER_TURN:], start=MAX_CALLS_PER_TURN):
+            error = (
+                f"not run: this turn asked for {len(self._calls)} tool calls and at most "
+                f"{MAX_CALLS_PER_TURN} run per turn; ask for this one again in the next turn"
+            )
+            slots[i] = ToolResultPart(id=call.id, name=call.name, output="", error=error)
+            yield ToolCallResponse(
+                call_id=call.id, name=call.name, ok=False, output="", error=error, duration_ms=0
+            )
         self.results = [r for r in slots if r is not None]
+
+
+async def _bounded(jobs: list[Coroutine[Any, Any, T]]) -> list[T]:
+    """``asyncio.gather`` with at most :data:`MAX_CONCURRENT_CALLS` jobs running at once."""
+    gate = asyncio.Semaphore(MAX_CONCURRENT_CALLS)
+
+    async def one(job: Coroutine[Any, Any, T]) -> T:
+        async with gate:
+            return await job
+
+    return list(await asyncio.gather(*(one(job) for job in jobs)))
 
 
 def _all_read(s: Scheduler, calls: list[ToolCallPart], idx: list[int]) -> bool:
