@@ -5,6 +5,7 @@ Every way a run can end early is a typed exception; nothing is decided by matchi
     AgentciError
      ├── InvalidInput          bad recipe, parameter, flag or environment: exit 2, nothing sent
      │    └── RecipeError      ... with the file, line and key that are wrong
+     │         └── RecipeErrors ... several of them, listed one a line
      ├── StopRun               ends the agent loop with a status (see agentci.outcome)
      │    ├── BudgetExhausted  a budget ran out (which one, how much was used, the cap)
      │    ├── LoopDetected     the model repeats itself and did not recover
@@ -52,6 +53,20 @@ class RecipeError(InvalidInput):
             where = self.file + (f":{line}" if line else "") + ": "
         what = f"{key}: " if key else ""
         super().__init__(f"{where}{what}{message}")
+
+
+class RecipeErrors(RecipeError):
+    """Several things wrong in one recipe: ``str()`` lists every one, a line each; the
+    attributes (``file``, ``line``, ``key``, ``message``) are those of the first."""
+
+    def __init__(self, errors: list[RecipeError]) -> None:
+        first = errors[0]
+        super().__init__(first.message, file=first.file, line=first.line, key=first.key)
+        self.errors = errors
+        self.args = ("\n".join(str(e) for e in errors),)
+
+    def __str__(self) -> str:
+        return self.args[0]
 
 
 class StopRun(AgentciError):

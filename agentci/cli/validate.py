@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from agentci.cli.options import fail, parameter_options
@@ -11,30 +13,30 @@ from agentci.cli.options import fail, parameter_options
 @click.argument("recipes", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @parameter_options
 def validate_command(recipes: tuple[str, ...], params: tuple[str, ...]) -> None:
-    """Check RECIPES: schema, parameters and templates. Exit 2 on the first error.
+    """Check RECIPES the way `agentci run` does before its first model call, without running
+    anything, sending anything or needing an API key.
 
-    Nothing is sent to a model and nothing is run.
+    \b
+    Checked: the schema (unknown keys, with a "did you mean"; wrong types and values),
+    parameters (-p values, and parameters without a default that need one), every template,
+    the model names (a Gemini model, replay:FILE or scripted:FILE), that scripted:/replay:
+    files exist and parse, and that hook scripts exist.
+
+    Every error is listed as FILE:LINE: KEY: MESSAGE. Exit 0 when all recipes are valid,
+    2 otherwise.
     """
-    from pathlib import Path
-
     from agentci.errors import InvalidInput
-    from agentci.loop.plan import plan_tasks
-    from agentci.recipe.load import load_recipe
-    from agentci.recipe.render import parse_assignments, resolve_parameters
-    from agentci.verify.template import placeholder as verify_placeholder
+    from agentci.loop.preflight import check_recipe
 
-    errors = 0
+    invalid = 0
     for path in recipes:
         try:
-            recipe = load_recipe(path)
-            values = resolve_parameters(recipe, parse_assignments(list(params)))
-            for plan in plan_tasks(recipe, values, Path(recipe.outputs.dir)):
-                command = plan.verify.command if plan.verify else ""
-                plan.render_prompt({"verify": verify_placeholder(command)})
+            checked = check_recipe(Path(path), list(params), live=False)
         except InvalidInput as err:
-            click.echo(f"agentci: {err}", err=True)
-            errors += 1
+            for line in str(err).splitlines():
+                click.echo(f"agentci: {line}", err=True)
+            invalid += 1
             continue
-        click.echo(f"{path}: ok ({recipe.name})")
-    if errors:
-        raise fail(f"{errors} of {len(recipes)} recipe(s) invalid")
+        click.echo(f"{path}: ok ({checked.recipe.name})")
+    if invalid:
+        raise fail(f"{invalid} of {len(recipes)} recipe(s) invalid")

@@ -30,6 +30,13 @@ class ConsoleSink:
         self.stream = stream
         self.sanitize = sanitize
         self.verbose = verbose
+        self._errors: list[str] = []  # error messages already shown, not to repeat as reasons
+
+    def _new(self, reason: str) -> str:
+        """`` — reason`` unless the reason repeats an error message already on the console."""
+        if not reason or any(reason.endswith(message) for message in self._errors):
+            return ""
+        return f" — {reason}"
 
     def close(self) -> None:
         self.stream.flush()
@@ -101,6 +108,7 @@ class ConsoleSink:
             case ev.AgentExecutionBlocked() | ev.AgentExecutionStopped():
                 return f"  stopped: {event.reason}"
             case ev.Error():
+                self._errors.append(event.message)
                 return f"  {event.kind}: {_short(event.message, 300)}"
             case ev.UserCancelled():
                 return f"  cancelled by {event.signal}"
@@ -109,15 +117,14 @@ class ConsoleSink:
                 return (
                     f"■ task {event.task}: {event.status} (exit {event.exit_code}), "
                     f"{event.turns} turns, {files} file{'s' if files != 1 else ''} changed"
-                    + (f" — {event.reason}" if event.reason else "")
+                    + self._new(event.reason or "")
                 )
             case ev.RunFinished():
                 cost = event.usage.cost_usd
                 price = f", ${cost:.4f}" if cost is not None else ""
                 return (
                     f"agentci: {event.status} (exit {event.exit_code}), "
-                    f"{event.usage.total_tokens} tokens{price}"
-                    + (f" — {event.reason}" if event.reason else "")
+                    f"{event.usage.total_tokens} tokens{price}" + self._new(event.reason or "")
                 )
         return None
 

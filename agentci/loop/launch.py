@@ -71,25 +71,21 @@ def _launch(opts: LaunchOptions) -> int:
     from agentci.outputs.outdir import prepare_out_dir
     from agentci.outputs.redact import Redactor
 
-    recipe = None
+    if not opts.recipe.is_file():  # nothing to run: no outputs either
+        what = "is a folder, not a recipe file" if opts.recipe.is_dir() else "no such recipe file"
+        print(f"agentci: error: {opts.recipe}: {what}", file=sys.stderr)
+        return 2
     try:
-        from agentci.loop.plan import plan_tasks
-        from agentci.loop.preflight import preflight
-        from agentci.recipe.load import load_recipe
-        from agentci.recipe.render import parse_assignments, resolve_parameters
+        from agentci.loop.preflight import check_recipe
 
-        recipe = load_recipe(opts.recipe)
-        if opts.budget_overrides:
-            recipe = recipe.model_copy(
-                update={"budget": recipe.budget.model_copy(update=opts.budget_overrides)}
-            )
-        values = resolve_parameters(recipe, parse_assignments(opts.params))
-        out_dir = opts.out_dir or Path(recipe.outputs.dir)
-        plans = plan_tasks(recipe, values, out_dir)
-        preflight(recipe, plans, opts.budget_overrides, recipe_dir=opts.recipe.resolve().parent)
-        out_dir = prepare_out_dir(out_dir)  # last: a refused run leaves the old outputs alone
+        checked = check_recipe(
+            opts.recipe, opts.params, out_dir=opts.out_dir, overrides=opts.budget_overrides
+        )
+        recipe, plans = checked.recipe, checked.plans
+        # last: a refused run leaves the old outputs alone
+        out_dir = prepare_out_dir(opts.out_dir or Path(recipe.outputs.dir))
     except (InvalidInput, OSError) as err:  # OSError: an unreadable recipe, an unusable out dir
-        out_dir = opts.out_dir or Path(recipe.outputs.dir if recipe else ".agentci/out")
+        out_dir = opts.out_dir or _outputs_dir(opts.recipe)
         return invalid_input_exit(opts, out_dir, str(err), Redactor.from_environ())
 
     redactor = Redactor.from_environ()
@@ -110,10 +106,31 @@ def _launch(opts: LaunchOptions) -> int:
         return crash_exit(err, runner=runner, redactor=redactor)
     finally:
         emitter.close()
+    if opts.record is not None and not opts.quiet:
+        print(_replay_hint(opts.record, opts.recipe, len(plans)), file=sys.stderr)
     if opts.quiet and report.exit_code != 0:  # quiet, but a failure is never silent
         reason = f": {redactor.redact(report.reason)}" if report.reason else ""
         print(f"agentci: {report.status.value} (exit {report.exit_code}){reason}", file=sys.stderr)
     return report.exit_code
+
+
+def _replay_hint(record: Path, recipe: Path, tasks: int) -> str:
+    """How the recipe names the cassette just recorded (replay: paths are recipe-relative)."""
+    name = os.path.relpath(record.resolve(), recipe.resolve().parent)
+    if tasks > 1:
+        stem, suffix = os.path.splitext(name)
+        name = f"{stem}.<task>{suffix or '.jsonl'}"
+    return f"agentci: recorded the model's answers; replay them with model.name: replay:{name}"
+
+
+def _outputs_dir(recipe_path: Path) -> Path:
+    """The recipe's ``outputs.dir`` when it can be read, else the default."""
+    from agentci.recipe.load import load_recipe
+
+    try:
+        return Path(load_recipe(recipe_path).outputs.dir)
+    except (InvalidInput, OSError):
+        return Path(".agentci/out")
 
 
 async def _run_with_signals(runner: Runner) -> RunReport:
@@ -145,7 +162,8 @@ def invalid_input_exit(opts: LaunchOptions, out_dir: Path, message: str, redacto
     """Say what is wrong in one line, write the outputs of a run that never started, exit 2."""
     from agentci.outputs.outdir import prepare_out_dir
 
-    print(f"agentci: error: {redactor.redact(message)}", file=sys.stderr)
+    for line in redactor.redact(message).splitlines() or [""]:
+        print(f"agentci: error: {line}", file=sys.stderr)
     try:
         out_dir = prepare_out_dir(out_dir)
     except (OSError, InvalidInput) as err:

@@ -5,18 +5,29 @@
 * A cost budget (``max_cost_usd`` of a task or ``budget.total``) needs a price for every model
   that may answer (the model and its fallbacks): agentci refuses to start rather than run with
   a cap it cannot enforce.
-* Each model can be built: a live model has an API key, a ``scripted:`` or ``replay:`` file
-  exists and parses (so the user gets one line, not a failed task).
+* Each model can be built: its name is one agentci can serve (a Gemini model, ``replay:FILE``
+  or ``scripted:FILE``), a ``scripted:`` or ``replay:`` file exists and parses, and (for
+  ``run``, not ``validate``) a live model has an API key.
+* Each hook whose first word is a relative or absolute path names a file that exists.
+
+:func:`check_recipe` runs every check ``run`` makes before any model call and reports every
+problem it finds, each as ``file:line: key: message`` (``agentci validate`` prints them all).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentci.errors import InvalidInput
-from agentci.loop.plan import TaskPlan
+from agentci.errors import InvalidInput, RecipeError, RecipeErrors
+from agentci.loop.plan import TaskPlan, plan_tasks
 from agentci.recipe.schema import Recipe
+
+#: Model names the google-genai SDK serves (Gemini and Gemma, by name or resource path).
+_LIVE_MODEL = re.compile(r"^(models/|tunedModels/)?(gemini|gemma|learnlm)-[\w.-]+$")
 
 
 def apply_budget_overrides(plans: list[TaskPlan], overrides: dict[str, Any]) -> None:
@@ -64,3 +75,189 @@ def preflight(
     apply_budget_overrides(plans, overrides)
     check_cost_budget_prices(recipe, plans)
     check_models(plans, recipe_dir)
+
+
+@dataclass
+class CheckedRecipe:
+    """A recipe that passed every check: its typed parameter values and task plans."""
+
+    recipe: Recipe
+    values: dict[str, Any]
+    plans: list[TaskPlan]
+
+
+def check_recipe(
+    path: Path,
+    params: list[str],
+    *,
+    out_dir: Path | None = None,
+    overrides: dict[str, Any] | None = None,
+    live: bool = True,
+) -> CheckedRecipe:
+    """Load ``path`` and make every check of the module docstring; raise one
+    :class:`~agentci.errors.RecipeError` listing all problems (``live=False``: no API key
+    needed, the SDK is not imported)."""
+    from agentci.recipe.load import load_recipe, source_of
+    from agentci.recipe.render import parse_assignments
+
+    recipe = load_recipe(path)  # a recipe that does not parse can be checked no further
+    if overrides:
+        recipe = recipe.model_copy(update={"budget": recipe.budget.model_copy(update=overrides)})
+    source = source_of(recipe)
+    problems: list[RecipeError] = []
+    try:
+        given = parse_assignments(params)
+    except InvalidInput as err:
+        problems.append(RecipeError(str(err), file=path))
+        given = {}
+    values = _parameter_values(recipe, given, path, problems)
+    problems.extend(_template_problems(recipe, values))
+    problems.extend(_model_problems(recipe, path.resolve().parent, live=live))
+    problems.extend(_hook_problems(recipe, path.resolve().parent))
+    plans: list[TaskPlan] = []
+    if not problems:
+        plans = plan_tasks(recipe, values, out_dir or Path(recipe.outputs.dir))
+        apply_budget_overrides(plans, overrides or {})
+        try:
+            check_cost_budget_prices(recipe, plans)
+        except InvalidInput as err:
+            problems.append(source.error(str(err), "budget", "max_cost_usd"))
+    if problems:
+        problems.sort(key=lambda p: (p.file != str(path), p.line or 0))
+        raise problems[0] if len(problems) == 1 else RecipeErrors(problems)
+    return CheckedRecipe(recipe, values, plans)
+
+
+def _parameter_values(
+    recipe: Recipe, given: dict[str, str], path: Path, problems: list[RecipeError]
+) -> dict[str, Any]:
+    """Typed values; each unknown or missing parameter is a problem (missing ones get a
+    placeholder so the templates can still be checked)."""
+    from agentci.recipe.load import source_of
+    from agentci.recipe.render import convert
+
+    source = source_of(recipe)
+    known = ", ".join(sorted(recipe.parameters)) or "none"
+    for name in sorted(set(given) - set(recipe.parameters)):
+        problems.append(
+            RecipeError(f"unknown parameter {name!r} (this recipe takes: {known})", file=path)
+        )
+    values: dict[str, Any] = {}
+    for name, spec in recipe.parameters.items():
+        raw = given.get(name, spec.default)
+        if raw is None:
+            problems.append(
+                source.error(f"has no default: pass -p {name}=VALUE", "parameters", name)
+            )
+            values[name] = f"<{name}>"
+            continue
+        try:
+            values[name] = convert(name, spec, raw)
+        except InvalidInput as err:
+            problems.append(source.error(str(err), "parameters", name))
+            values[name] = f"<{name}>"
+    return values
+
+
+def _templates(recipe: Recipe) -> Iterator[tuple[tuple[int | str, ...], str, bool]]:
+    """``(location, template, is_prompt)`` for every templated field of the recipe."""
+    yield ("instructions",), recipe.instructions, False
+    if recipe.prompt is not None:
+        yield ("prompt",), recipe.prompt, True
+    if recipe.verify is not None:
+        yield ("verify", "command"), recipe.verify.command, False
+        if recipe.verify.junit:
+            yield ("verify", "junit"), recipe.verify.junit, False
+    for i, task in enumerate(recipe.tasks or []):
+        yield ("tasks", i, "prompt"), task.prompt, True
+        if task.instructions:
+            yield ("tasks", i, "instructions"), task.instructions, False
+        if task.verify is not None:
+            yield ("tasks", i, "verify", "command"), task.verify.command, False
+            if task.verify.junit:
+                yield ("tasks", i, "verify", "junit"), task.verify.junit, False
+
+
+def _template_problems(recipe: Recipe, values: dict[str, Any]) -> list[RecipeError]:
+    from agentci.recipe.load import source_of
+    from agentci.recipe.render import template_error
+    from agentci.verify.template import placeholder
+
+    source = source_of(recipe)
+    problems = []
+    for loc, template, is_prompt in _templates(recipe):
+        extra = {"verify": placeholder("")} if is_prompt else {}
+        error = template_error(template, {**values, **extra})
+        if error:
+            problems.append(source.error(f"template error: {error}", *loc))
+    return problems
+
+
+def _models(recipe: Recipe) -> Iterator[tuple[tuple[int | str, ...], Any]]:
+    yield ("model",), recipe.model
+    for i, task in enumerate(recipe.tasks or []):
+        if task.model is not None:
+            yield ("tasks", i, "model"), task.model
+
+
+def _model_problems(recipe: Recipe, recipe_dir: Path, *, live: bool) -> list[RecipeError]:
+    from agentci.providers import make_provider, model_file
+    from agentci.providers.replay import load_cassette
+    from agentci.recipe.load import source_of
+
+    source = source_of(recipe)
+    problems: list[RecipeError] = []
+    for loc, model in _models(recipe):
+        bad_name = False
+        names = [(("name",), model.name)]
+        names += [(("fallback", i), name) for i, name in enumerate(model.fallback)]
+        for where, name in names:
+            if name.startswith(("replay:", "scripted:")) or _LIVE_MODEL.match(name):
+                continue
+            bad_name = True
+            problems.append(
+                source.error(
+                    f"{name!r} is not a model agentci can serve: name a Gemini model "
+                    "(gemini-2.5-flash, …), replay:FILE or scripted:FILE",
+                    *loc,
+                    *where,
+                )
+            )
+        offline = model.name.startswith(("replay:", "scripted:"))
+        if bad_name or not (offline or live):
+            continue
+        try:
+            if model.name.startswith("replay:") and not live:  # parse it without the SDK
+                path = model_file(model.name.removeprefix("replay:"), recipe_dir)
+                load_cassette(path, chunks=False)
+            else:
+                make_provider(model, base_dir=recipe_dir)
+        except RecipeError as err:  # the model's file is wrong at a known place
+            problems.extend(getattr(err, "errors", [err]))
+        except InvalidInput as err:
+            text = str(err).removeprefix("model.name: ")
+            problems.append(source.error(text, *loc, "name"))
+    return problems
+
+
+def _hook_problems(recipe: Recipe, recipe_dir: Path) -> list[RecipeError]:
+    from agentci.hooks.runner import resolve_command
+    from agentci.recipe.load import source_of
+
+    source = source_of(recipe)
+    problems = []
+    for stage in ("before_tool", "after_tool"):
+        for i, hook in enumerate(getattr(recipe.hooks, stage)):
+            _, script = resolve_command(hook.command, recipe_dir)
+            if script is not None and not script.is_file():
+                problems.append(
+                    source.error(
+                        f"no such hook script: {script} (a relative path is taken from the "
+                        "recipe's folder)",
+                        "hooks",
+                        stage,
+                        i,
+                        "command",
+                    )
+                )
+    return problems

@@ -26,17 +26,18 @@ def make_provider(model: ModelConfig, *, base_dir: Path) -> Provider:
     if name.startswith("replay:"):
         from agentci.providers.replay import ReplayProvider
 
-        return ReplayProvider.from_file(_resolve(name[len("replay:") :], base_dir))
+        return ReplayProvider.from_file(model_file(name[len("replay:") :], base_dir))
     if name.startswith("scripted:"):
         from agentci.providers.scripted import ScriptedProvider
 
-        return ScriptedProvider.from_file(_resolve(name[len("scripted:") :], base_dir))
+        return ScriptedProvider.from_file(model_file(name[len("scripted:") :], base_dir))
     from agentci.providers.gemini import GeminiProvider
 
     return GeminiProvider.from_config(model)
 
 
-def _resolve(path: str, base_dir: Path) -> Path:
+def model_file(path: str, base_dir: Path) -> Path:
+    """The file of a ``replay:``/``scripted:`` model (relative to ``base_dir``); must exist."""
     if not path:
         raise InvalidInput("model.name: a replay:/scripted: model needs a file path")
     p = Path(path)

@@ -20,10 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agentci.errors import InvalidInput, ProviderFailed
+from agentci.errors import InvalidInput, ProviderFailed, RecipeError
 from agentci.providers.base import (
     ChunkUsage,
     ModelChunk,
@@ -108,11 +107,19 @@ class ScriptedProvider:
         - calls: [{name: read_file, args: {file_path: app.py}}]
         - text: Done.
         """
+        from agentci.recipe.load import load_yaml, validation_errors
+
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise InvalidInput(f"{path}: cannot read the reply script: {err}") from None
+        data = load_yaml(text, file=path)
+        if not isinstance(data, list):
+            raise RecipeError("a reply script is a YAML list of replies", file=path, line=1)
+        try:
             replies = _ScriptFile.model_validate({"replies": data}).replies
-        except (OSError, yaml.YAMLError, ValidationError) as err:
-            raise InvalidInput(f"{path}: not a valid reply script: {err}") from None
+        except ValidationError as err:
+            raise validation_errors(err, data, path, _ScriptFile, skip=1) from None
         return cls([r.to_reply() for r in replies], name=f"scripted:{path.name}")
 
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from agentci.errors import RecipeError
+from agentci.errors import RecipeError, RecipeErrors
+from agentci.recipe.messages import message
 from agentci.recipe.schema import Recipe
 
 
@@ -67,10 +69,11 @@ def _line_of(data: Any, loc: tuple[int | str, ...]) -> int | None:
     return line
 
 
-def parse_recipe(text: str, *, file: Path | str = "<recipe>") -> Recipe:
-    """Validate recipe YAML text; raise :class:`RecipeError` naming file, line and key."""
+def load_yaml(text: str, *, file: Path | str) -> Any:
+    """YAML text → data whose mappings and lists remember their lines (see :func:`validation_errors`);
+    a syntax error or a duplicate key is a :class:`RecipeError` with its line."""
     try:
-        data = yaml.load(text, Loader=_LineLoader)  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(text, Loader=_LineLoader)  # noqa: S506 - a SafeLoader subclass
     except RecipeError as err:
         raise RecipeError(err.message, file=file, line=err.line, key=err.key) from None
     except yaml.YAMLError as err:
@@ -79,37 +82,60 @@ def parse_recipe(text: str, *, file: Path | str = "<recipe>") -> Recipe:
         raise RecipeError(
             f"invalid YAML: {problem}", file=file, line=mark.line + 1 if mark else None
         ) from None
+
+
+def parse_recipe(text: str, *, file: Path | str = "<recipe>") -> Recipe:
+    """Validate recipe YAML text; raise :class:`RecipeError` naming file, line and key."""
+    data = load_yaml(text, file=file)
     if not isinstance(data, dict):
         raise RecipeError("a recipe is a YAML mapping (key: value)", file=file, line=1)
     try:
-        return Recipe.model_validate(data)
+        recipe = Recipe.model_validate(data)
     except ValidationError as err:
-        located = []
-        for error in err.errors():
-            loc = tuple(p for p in error["loc"] if not _is_union_tag(p))
-            located.append((_line_of(data, loc) or 0, loc, error))
-        line, loc, first = min(located, key=lambda item: item[0])
+        raise validation_errors(err, data, file, Recipe) from None
+    recipe._source = RecipeSource(str(file), data)
+    return recipe
+
+
+def validation_errors(
+    err: ValidationError, data: Any, file: Path | str, model: type[BaseModel], skip: int = 0
+) -> RecipeError:
+    """Every error of validating ``data`` (from :func:`load_yaml`) as ``model``, one per place,
+    in the order of the file's lines; ``skip`` leading location parts are left out of keys."""
+    located: dict[tuple[int | str, ...], RecipeError] = {}
+    for error in err.errors():
+        loc = tuple(p for p in error["loc"] if not _is_union_tag(p))
+        if loc in located:  # a union reports each alternative: one message per place
+            continue
+        key = ".".join(str(p) for p in loc[skip:]) or None
+        line = _line_of(data, loc[skip:])
+        located[loc] = RecipeError(message(model, error, loc), file=file, line=line, key=key)
+    errors = sorted(located.values(), key=lambda e: e.line or 0)
+    return errors[0] if len(errors) == 1 else RecipeErrors(errors)
+
+
+@dataclass
+class RecipeSource:
+    """Where a recipe came from: its file and the lines of its keys (for later errors)."""
+
+    file: str
+    data: Any = None
+
+    def error(self, message: str, *loc: int | str) -> RecipeError:
+        """``file:line: key: message`` for the key at ``loc`` (``"tasks", 0, "prompt"``)."""
         key = ".".join(str(p) for p in loc) or None
-        message = _message(first)
-        extra = len(err.errors()) - 1
-        if extra:
-            message += f" (and {extra} more error{'s' if extra > 1 else ''})"
-        raise RecipeError(message, file=file, line=line or None, key=key) from None
+        return RecipeError(message, file=self.file, line=_line_of(self.data, loc), key=key)
+
+
+def source_of(recipe: Recipe) -> RecipeSource:
+    """The :class:`RecipeSource` of a loaded recipe (an anonymous one for a built recipe)."""
+    return recipe._source if isinstance(recipe._source, RecipeSource) else RecipeSource("<recipe>")
 
 
 def _is_union_tag(part: int | str) -> bool:
     return isinstance(part, str) and (
         part in {"str", "int", "float", "bool"} or part.startswith(("function-", "list["))
     )
-
-
-def _message(error: dict[str, Any]) -> str:
-    if error["type"] == "extra_forbidden":
-        return "unknown key"
-    if error["type"] == "missing":
-        return "required key is missing"
-    msg = str(error["msg"])
-    return msg.removeprefix("Value error, ")
 
 
 def load_recipe(path: Path | str) -> Recipe:

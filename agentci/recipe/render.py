@@ -32,7 +32,8 @@ def parse_assignments(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:
     return values
 
 
-def _convert(name: str, spec: Parameter, raw: Any) -> Any:
+def convert(name: str, spec: Parameter, raw: Any) -> Any:
+    """``raw`` (a command-line string or a YAML default) as the parameter's type."""
     if spec.type == "string":
         return str(raw)
     if spec.type == "number":
@@ -72,12 +73,21 @@ def resolve_parameters(recipe: Recipe, given: Mapping[str, str]) -> dict[str, An
     values: dict[str, Any] = {}
     for name, spec in recipe.parameters.items():
         if name in given:
-            values[name] = _convert(name, spec, given[name])
+            values[name] = convert(name, spec, given[name])
         elif spec.default is not None:
-            values[name] = _convert(name, spec, spec.default)
+            values[name] = convert(name, spec, spec.default)
         else:
             raise InvalidInput(f"parameter {name!r} has no default: pass -p {name}=VALUE")
     return values
+
+
+def template_error(template: str, values: Mapping[str, Any]) -> str | None:
+    """Why ``template`` does not render with ``values`` (undefined name, bad syntax), or None."""
+    try:
+        _ENV.from_string(template).render(**values)
+    except TemplateError as err:
+        return str(err)
+    return None
 
 
 def render(template: str, values: Mapping[str, Any], *, where: str) -> str:

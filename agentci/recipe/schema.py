@@ -14,6 +14,7 @@ from pydantic import (
     Field,
     PositiveFloat,
     PositiveInt,
+    PrivateAttr,
     field_validator,
     model_validator,
 )
@@ -232,6 +233,7 @@ class Recipe(_Strict):
     outputs: Outputs = Field(default_factory=Outputs)
     allow_no_changes: bool = False
     tasks: list[Task] | None = None
+    _source: Any = PrivateAttr(default=None)  # recipe.load.RecipeSource: file and key lines
 
     @model_validator(mode="after")
     def _has_prompt(self) -> Recipe:

@@ -72,7 +72,9 @@ def test_validate_reports_a_missing_parameter(tmp_path: Path):
     recipe.write_text(GOOD)
     done = agentci("validate", str(recipe))
     assert done.returncode == 2
-    assert "parameter 'target' has no default: pass -p target=VALUE" in done.stderr
+    assert f"agentci: {recipe}:5: parameters.target: has no default: pass -p target=VALUE" in (
+        done.stderr
+    )
 
 
 def test_run_with_a_bad_recipe_exits_2_with_one_line_and_writes_outputs(tmp_path: Path):

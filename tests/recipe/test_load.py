@@ -36,9 +36,11 @@ def test_an_unknown_key_names_file_line_and_key(write_recipe):
     assert (err.value.line, err.value.key, err.value.message) == (
         5,
         "model.temprature",
-        "unknown key",
+        "unknown key (did you mean 'temperature'?)",
     )
-    assert str(err.value) == f"{path}:5: model.temprature: unknown key"
+    assert (
+        str(err.value) == f"{path}:5: model.temprature: unknown key (did you mean 'temperature'?)"
+    )
 
 
 def test_a_wrong_type_names_the_key_and_line():

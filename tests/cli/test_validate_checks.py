@@ -1,0 +1,104 @@
+"""``agentci validate`` checks what ``run`` checks before any model call and lists every error."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from agentci.testing.cli import agentci
+
+
+def _validate(tmp_path: Path, text: str, *args: str, files: dict[str, str] | None = None):
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(text)
+    for name, content in (files or {}).items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(content)
+    done = agentci("validate", str(recipe), *args)
+    return recipe, done
+
+
+def test_every_error_is_listed_with_its_line_and_a_did_you_mean(tmp_path: Path):
+    recipe, done = _validate(
+        tmp_path,
+        "version: 1\nname: t\nmodel: {name: gemini-2.5-flash, temprature: 1}\n"
+        "promt: x\nprompt: y\nbudget: {max_turns: 0}\n",
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        f"agentci: {recipe}:3: model.temprature: unknown key (did you mean 'temperature'?)",
+        f"agentci: {recipe}:4: promt: unknown key (did you mean 'prompt'?)",
+        f"agentci: {recipe}:6: budget.max_turns: Input should be greater than 0",
+        "Error: 1 of 1 recipe(s) invalid",
+    ]
+
+
+def test_a_wrong_type_names_the_yaml_shape_not_a_class(tmp_path: Path):
+    recipe, done = _validate(tmp_path, "version: 1\nname: t\nmodel: gemini\nprompt: y\n")
+    assert done.stderr.splitlines()[0] == (
+        f"agentci: {recipe}:3: model: expected a mapping (key: value), got a string"
+    )
+    assert "ModelConfig" not in done.stderr
+
+
+def test_a_template_error_names_file_line_and_field_once(tmp_path: Path):
+    recipe, done = _validate(
+        tmp_path, "version: 1\nname: uv\nmodel: {name: gemini-2.5-flash}\nprompt: 'x {{ nope }}'\n"
+    )
+    assert done.stderr.splitlines()[0] == (
+        f"agentci: {recipe}:4: prompt: template error: 'nope' is undefined"
+    )
+
+
+def test_model_files_models_hooks_and_parameters_are_checked(tmp_path: Path):
+    recipe, done = _validate(
+        tmp_path,
+        "version: 1\nname: h\nmodel: {name: gpt-4o}\n"
+        "parameters:\n  target: {type: string}\n"
+        "prompt: 'fix {{ target }}'\n"
+        "tasks:\n  - {name: a, prompt: p, model: {name: 'scripted:missing.yaml'}}\n"
+        "hooks:\n  before_tool:\n    - {matcher: '*', command: './hooks/check.sh --x'}\n",
+    )
+    assert done.stderr.splitlines()[:-1] == [
+        f"agentci: {recipe}:3: model.name: 'gpt-4o' is not a model agentci can serve: name a "
+        "Gemini model (gemini-2.5-flash, …), replay:FILE or scripted:FILE",
+        f"agentci: {recipe}:5: parameters.target: has no default: pass -p target=VALUE",
+        f"agentci: {recipe}:8: tasks.0.model.name: no such file: {tmp_path / 'missing.yaml'}",
+        f"agentci: {recipe}:11: hooks.before_tool.0.command: no such hook script: "
+        f"{tmp_path / 'hooks' / 'check.sh'} (a relative path is taken from the recipe's folder)",
+    ]
+
+
+def test_a_bad_reply_script_gives_its_own_file_and_lines(tmp_path: Path):
+    _, done = _validate(
+        tmp_path,
+        "version: 1\nname: s\nmodel: {name: 'scripted:replies.yaml'}\nprompt: p\n",
+        files={"replies.yaml": "- text: hi\n  bogus: 2\n- calls: 5\n"},
+    )
+    script = tmp_path / "replies.yaml"
+    assert done.stderr.splitlines()[:-1] == [
+        f"agentci: {script}:2: 0.bogus: unknown key",
+        f"agentci: {script}:3: 1.calls: expected a list, got a number",
+    ]
+
+
+def test_a_valid_recipe_with_a_replay_model_validates_without_the_sdk(tmp_path: Path):
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text("version: 1\nname: ok\nmodel: {name: 'replay:c.jsonl'}\nprompt: p\n")
+    (tmp_path / "c.jsonl").write_text('{"chunks": [{"candidates": []}]}\n')
+    code = (
+        "import sys; from agentci.cli import cli\n"
+        f"try:\n    cli(['validate', {str(recipe)!r}])\nexcept SystemExit as e:\n    print(e.code)\n"
+        "print('google.genai' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.splitlines() == [f"{recipe}: ok (ok)", "0", "False"], done.stderr
+
+
+def test_help_says_what_is_checked():
+    done = agentci("validate", "--help")
+    text = " ".join(done.stdout.split())
+    assert "the way `agentci run` does before its first model call" in text
+    assert "scripted:/replay: files exist and parse" in text
+    assert "Every error is listed as FILE:LINE: KEY: MESSAGE" in text
