@@ -183,8 +183,10 @@ def run_action(
     job: str = "fix",
     strategy: tuple[int, int] = (0, 1),
     extra_env: dict[str, str] | None = None,
+    stop_after: str | None = None,
 ) -> ActionRun:
-    """Run every step of action.yml in ``workspace``; ``path`` is the job's PATH."""
+    """Run the steps of action.yml in ``workspace`` (all, or up to the step whose id is
+    ``stop_after``); ``path`` is the job's PATH, ``python`` what setup-python provides."""
     action = yaml.safe_load((ROOT / "action.yml").read_text())
     defaults = {k: str(v.get("default", "")) for k, v in action["inputs"].items()}
     unknown = set(inputs) - set(defaults)
@@ -240,6 +242,8 @@ def run_action(
             failed = True
         if "id" in step:
             steps_ctx[step["id"]] = {"outputs": run.outputs, "outcome": run.outcome}
+            if step["id"] == stop_after:
+                break
     ev = Expressions(contexts, failed)
     outputs = {k: ev.substitute(v["value"]) for k, v in action["outputs"].items()}
     last = runs[-1]
@@ -296,3 +300,33 @@ def _bash(
         stdout=done.stdout,
         stderr=stderr,
     )
+
+
+def install_agentci(python: str, runner_temp: Path) -> Path:
+    """Install agentci with action.yml's own steps (as on a runner whose setup-python gave
+    ``python``); returns the virtualenv's bin folder. Fails when the steps fail or touch the
+    job's environment."""
+    runner_temp.mkdir(parents=True, exist_ok=True)
+    workspace = runner_temp / "workspace"
+    workspace.mkdir(exist_ok=True)
+    run = run_action(
+        workspace,
+        runner_temp,
+        {"recipe": "unused.yaml"},
+        path=os.environ["PATH"],
+        python=python,
+        stop_after="install",
+    )
+    assert not run.failed, run.log
+    assert run.github_env == "" and run.github_path == "", "the install changed the job"
+    return Path(run.step("Install agentci").outputs["bin"])
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description=install_agentci.__doc__)
+    parser.add_argument("--python", required=True, help="the base interpreter")
+    parser.add_argument("--runner-temp", required=True, type=Path)
+    ns = parser.parse_args()
+    print(install_agentci(ns.python, ns.runner_temp.resolve()))
