@@ -191,7 +191,7 @@ def run_action(
     defaults = {k: str(v.get("default", "")) for k, v in action["inputs"].items()}
     unknown = set(inputs) - set(defaults)
     assert not unknown, f"action.yml has no inputs {unknown}"
-    files = runner_temp.parent / "github-files"
+    files = runner_temp / "github-files"
     files.mkdir(exist_ok=True)
     summary, github_env, github_path = (files / n for n in ("summary.md", "env", "path"))
     for f in (summary, github_env, github_path):
