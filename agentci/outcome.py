@@ -11,7 +11,7 @@ from enum import Enum
 
 
 class Status(str, Enum):
-    """The outcome of a task or a run (DESIGN §6)."""
+    """The outcome of a task or a run (docs/exit-codes.md)."""
 
     success = "success"
     no_changes = "no_changes"

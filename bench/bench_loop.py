@@ -3,7 +3,7 @@
 Runs a Session in-process with a scripted model (no network, so only agentci's own work is
 timed) and the real scheduler, policy and tools on a temporary git repo. Every turn the model
 reads one file; the history grows by two messages a turn. Prints the mean milliseconds per turn
-over the first 10 turns and over turns 191-200, and their ratio. DESIGN §9: a 200-turn
+over the first 10 turns and over turns 191-200, and their ratio. The goal: a 200-turn
 session must not be slower per turn than a 10-turn one by more than the bytes sent — the
 scripted model sends nothing, so the ratio should stay close to 1. (Replies carry their usage:
 the scripted model's own token estimate walks the whole history and would be timed instead.)

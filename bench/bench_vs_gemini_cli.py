@@ -14,7 +14,7 @@ answers. Reports medians of:
 * time from the last model request to exit (shutdown, outputs);
 * ``--version`` start-up;
 
-and the ratios agentci / Gemini CLI. DESIGN §9: ratios measured in one run, not absolute times.
+and the ratios agentci / Gemini CLI. Ratios are measured in one run; absolute times are not claims.
 
 Request times come from watching the fake's public ``requests`` list from a thread (about 1 ms
 resolution); the fake itself records no timestamps. A run whose requests do not match the

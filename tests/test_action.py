@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import yaml
 from action_harness import ROOT, ActionRun, run_action
-from conftest import make_repo
+from tool_harness import init_repo
 
 WORKFLOWS = sorted((ROOT / "examples" / "workflows").glob("*.yml"))
 
@@ -131,7 +131,7 @@ class Job:
     action in one job finds it."""
 
     def __init__(self, base: Path, bin_dir: Path) -> None:
-        self.workspace = make_repo(base / "ws", {**PROJECT, ".github/agentci/fix.yaml": RECIPE})
+        self.workspace = init_repo(base / "ws", {**PROJECT, ".github/agentci/fix.yaml": RECIPE})
         job_bin = bin_dir / "job-bin"
         job_bin.mkdir()
         _wrapper(job_bin / "python", sys.executable)  # the job's Python (has pytest)

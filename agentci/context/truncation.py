@@ -1,4 +1,4 @@
-"""Capping tool output before it enters history (DESIGN §9).
+"""Capping tool output before it enters history (docs/architecture.md).
 
 Output is cut in the middle: the head (what a command started with) and the tail (where
 errors and summaries end up) are kept, and a note says how much was dropped, so the model

@@ -1,4 +1,4 @@
-"""Every event agentci emits: one pydantic discriminated union (DESIGN §5).
+"""Every event agentci emits: one pydantic discriminated union (docs/outputs.md, events.jsonl).
 
 Each JSONL line is ``{"v":1,"seq":N,"ts":"…Z","run_id":"…","task":"name","type":"…", …}``.
 Producers build events with their own fields only; the :class:`~agentci.events.sinks.Emitter`
@@ -50,7 +50,8 @@ class RunStarted(_Event):
 
 
 class TaskStarted(_Event):
-    """A task began: its model, workspace and rendered prompt."""
+    """A task began: its model, workspace and prompt template (rendered after the verify
+    baseline, whose failures it may quote)."""
 
     type: Literal["task_started"] = "task_started"
     model: str
@@ -155,7 +156,9 @@ class ContextWindowWillOverflow(_Event):
 
 
 class LoopDetectedEvent(_Event):
-    """The model repeats itself (declared; loop detection comes later)."""
+    """The model repeats itself: the same tool call (name and arguments) five times in a row.
+    ``recovering`` is true the first time (the model is nudged once); the next time the task
+    stops with ``loop_detected``."""
 
     type: Literal["loop_detected"] = "loop_detected"
     kind: str
@@ -329,7 +332,7 @@ EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 EVENT_TYPES: tuple[str, ...] = tuple(
     m.model_fields["type"].default for m in get_args(get_args(Event)[0])
 )
-"""Every event ``type``, in the order of DESIGN §5."""
+"""Every event ``type``, in the order of the union (and of docs/outputs.md)."""
 
 
 def parse_event(line: str | bytes) -> Event:

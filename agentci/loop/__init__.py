@@ -1,1 +1,1 @@
-"""The agent loop: Runner → Session → Turn → Chat (DESIGN §1)."""
+"""The agent loop: Runner → Session → Turn → Chat (docs/architecture.md)."""

@@ -1,1 +1,1 @@
-"""What a run leaves behind: events, patch, JUnit, result.json, summary (DESIGN §7)."""
+"""What a run leaves behind: events, patch, JUnit, result.json, summary (docs/outputs.md)."""

@@ -1,4 +1,4 @@
-"""junit.xml: what CI test reporters show (DESIGN §7).
+"""junit.xml: what CI test reporters show (docs/outputs.md).
 
 One ``<testsuite>`` per task, named after the recipe (``recipe/task`` when the recipe has several
 tasks). In each suite:

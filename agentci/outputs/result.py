@@ -1,4 +1,4 @@
-"""result.json: the machine-readable end of a run (DESIGN §7).
+"""result.json: the machine-readable end of a run (docs/outputs.md).
 
 Top level::
 

@@ -1,4 +1,4 @@
-"""Write every output file of a run (DESIGN §7), redacted, atomically, without ever raising.
+"""Write every output file of a run (docs/outputs.md), redacted, atomically, without ever raising.
 
 Layout of ``out_dir``::
 

@@ -1,4 +1,4 @@
-"""The bubblewrap sandbox for tool commands (DESIGN §10).
+"""The bubblewrap sandbox for tool commands (docs/policy.md).
 
 Inside: the root file system read-only, the workspace writable (except its protected
 paths, mounted read-only over it), a private ``/tmp``, a private ``/proc`` in a new PID

@@ -1,4 +1,4 @@
-"""Shell commands, parsed with tree-sitter-bash into what they would run (DESIGN §10).
+"""Shell commands, parsed with tree-sitter-bash into what they would run (docs/policy.md).
 
 :func:`analyze` turns a command line into the simple commands it runs, however they are
 joined (``&& || ; | &``, newlines, subshells, ``if``/``for`` bodies, functions, command

@@ -1,4 +1,4 @@
-"""The recipe schema, version 1 (DESIGN §3). Unknown keys and wrong types are errors.
+"""The recipe schema, version 1 (README.md, Recipes; ``agentci schema``). Unknown keys and wrong types are errors.
 
 `agentci schema` prints :func:`json_schema` for editors and SchemaStore.
 """

@@ -1,1 +1,1 @@
-"""The tools the model sees (DESIGN §4) and the scheduler that runs one turn's calls."""
+"""The tools the model sees (docs/tools.md) and the scheduler that runs one turn's calls."""

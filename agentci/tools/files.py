@@ -1,4 +1,4 @@
-"""File tools: ``read_file``, ``list_directory``, ``write_file``, ``replace`` (DESIGN §4).
+"""File tools: ``read_file``, ``list_directory``, ``write_file``, ``replace`` (docs/tools.md).
 
 Every path is resolved inside the workspace at the moment of use; files are opened with
 ``O_NOFOLLOW`` and the open descriptor is checked again, so a symlink planted by a command

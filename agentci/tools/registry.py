@@ -1,4 +1,4 @@
-"""The tool registry: the seven tools of DESIGN §4, by name."""
+"""The tool registry: the seven built-in tools (docs/tools.md), by name."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The scheduler: runs one turn's tool calls (DESIGN §1).
+"""The scheduler: runs one turn's tool calls (docs/architecture.md).
 
 For each call: validate the arguments with the tool's model → before_tool hooks (a deny is
 a ``tool_call_decision`` naming the hook) → policy decision (a ``tool_call_decision``

@@ -1,4 +1,4 @@
-"""Search tools: ``glob`` and ``grep_search`` (DESIGN §4).
+"""Search tools: ``glob`` and ``grep_search`` (docs/tools.md).
 
 Both list candidate files the way git does (``git ls-files --cached --others
 --exclude-standard``), so ``.gitignore`` is respected; outside a git repository they walk

@@ -1,4 +1,4 @@
-"""``run_shell_command``: one bash command in the workspace (DESIGN §4).
+"""``run_shell_command``: one bash command in the workspace (docs/tools.md).
 
 The command runs in its own process group (in the bubblewrap sandbox when the task has
 one), with stdin from /dev/null, the allowlisted environment, a wall timeout and capped

@@ -105,8 +105,8 @@ def test_the_wall_clock_cancels_a_running_tool(tmp_path: Path):
 
 
 def test_a_tool_timeout_kills_the_tool_and_tells_the_model(tmp_path: Path):
-    """tool_timeout_seconds is a per-call limit: the call fails, the model carries on (DESIGN §1:
-    a tool failure never ends the run). See docs/exit-codes.md."""
+    """tool_timeout_seconds is a per-call limit: the call fails, the model carries on (a tool
+    failure never ends the run). See docs/exit-codes.md."""
     marker = f"sleep 38.{os.getpid()}"
     script = [shell_call(marker), write_call("after.txt", "x\n"), {"text": "done"}]
     rule = {"tool": "run_shell_command", "command": "sleep", "decision": "allow"}

@@ -1,4 +1,4 @@
-"""Every status of DESIGN §6 reaches the process exit code through the real CLI.
+"""Every status of docs/exit-codes.md reaches the process exit code through the real CLI.
 
 Each row provokes its status honestly — a scripted model, the fake Gemini server, a bad recipe,
 a model that deletes agentci's own baseline — and checks that the exit code,
