@@ -1,8 +1,9 @@
 """summary.md: the run in a few lines for humans (also shown on the GitHub job page).
 
 Layout: a heading with the recipe, one status sentence in plain words with the exit code and the
-reason, a table of tasks (status, exit, turns, tool calls, tokens, cost, verify counts), the
-changed files, usage and cost, and the model's final message per task.
+reason, a table of tasks (status, exit, turns, tool calls, tokens, cost, verify counts), why a
+failed task failed (:mod:`agentci.outputs.summary_why`), the changed files, usage and cost, and
+the model's final message per task — for a failed task labelled as the model's claim.
 :func:`write_summary` also appends the text to ``$GITHUB_STEP_SUMMARY`` when that is set.
 """
 
@@ -15,6 +16,7 @@ from pathlib import Path
 from agentci.outputs.atomic import write_text_atomic
 from agentci.outputs.report import RunReport, TaskReport
 from agentci.outputs.result import changed_files, run_usage
+from agentci.outputs.summary_why import why_lines
 
 WORDING = {
     "success": "succeeded",
@@ -127,6 +129,7 @@ def render_summary(run: RunReport) -> str:
         lines.append("")
 
     lines += _test_changes(run)
+    lines += why_lines(run, WORDING)
     files = changed_files(run)
     lines.append(f"### Changed files ({len(files)})")
     lines.append("")
@@ -152,11 +155,20 @@ def render_summary(run: RunReport) -> str:
         if not t.summary:
             continue
         title = "Final message" if len(run.tasks) == 1 else f"Final message: {_cell(t.name)}"
+        if t.exit_code != 0:
+            title = title.replace("Final message", "The model's final message (its claim)")
         text = t.summary.strip()
         if len(text) > MAX_MESSAGE:
             text = text[:MAX_MESSAGE] + "\n… (cut; full text in result.json)"
         fence = _fence(text)
-        lines += [f"### {title}", "", f"{fence}text", text, fence, ""]
+        lines += [f"### {title}", ""]
+        if t.exit_code != 0:
+            lines += [
+                f"What the model said when it stopped; the outcome is `{_status(t.status)}`, "
+                "as checked by agentci above.",
+                "",
+            ]
+        lines += [f"{fence}text", text, fence, ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
