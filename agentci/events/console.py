@@ -129,6 +129,13 @@ class ConsoleSink:
         return None
 
 
+#: Error events that are warnings (the run goes on), as annotation titles.
+WARNING_KINDS = {
+    "sandbox_unavailable": "ran without a sandbox",
+    "sandbox_hides_tmp": "sandbox hides /tmp",
+}
+
+
 class GitHubAnnotationsSink:
     """Inside GitHub Actions: warnings and errors as workflow annotations on stdout."""
 
@@ -147,6 +154,8 @@ class GitHubAnnotationsSink:
                 level, text = "warning", f"agentci budget exhausted: {event.limit}"
             case ev.LoopDetectedEvent():
                 level, text = "warning", f"agentci loop detected: {event.detail}"
+            case ev.Error() if event.kind in WARNING_KINDS:
+                level, text = "warning", f"agentci {WARNING_KINDS[event.kind]}: {event.message}"
             case ev.RunFinished() if event.exit_code != 0:
                 level, text = "error", f"agentci {event.status} (exit {event.exit_code})"
                 if event.reason:

@@ -40,7 +40,11 @@ class LaunchOptions:
     quiet: bool = False
 
 
-def _sinks(opts: LaunchOptions, out_dir: Path, redactor: Any) -> list[Sink]:
+def _sinks(
+    opts: LaunchOptions, out_dir: Path, redactor: Any, *, console: bool = True
+) -> list[Sink]:
+    """The event log, the console view (``console=False``: none, the error is already
+    printed), events on stdout (``--format jsonl``) or GitHub annotations (in Actions)."""
     from agentci.events.console import GitHubAnnotationsSink
     from agentci.outputs.redact import neutralise_workflow_commands
 
@@ -48,7 +52,7 @@ def _sinks(opts: LaunchOptions, out_dir: Path, redactor: Any) -> list[Sink]:
         return neutralise_workflow_commands(redactor.redact(text))
 
     sinks: list[Sink] = [JsonlSink(out_dir / "events.jsonl", redact=redactor.redact_obj)]
-    if not opts.quiet:
+    if not opts.quiet and console:
         sinks.append(open_console_sink(sys.stderr, sanitize=sanitize, verbose=opts.verbose))
     if opts.output_format == "jsonl":
         sinks.append(StreamJsonlSink(sys.stdout, redact=redactor.redact_obj))
@@ -74,6 +78,11 @@ def _launch(opts: LaunchOptions) -> int:
     if not opts.recipe.is_file():  # nothing to run: no outputs either
         what = "is a folder, not a recipe file" if opts.recipe.is_dir() else "no such recipe file"
         print(f"agentci: error: {opts.recipe}: {what}", file=sys.stderr)
+        if os.environ.get("GITHUB_ACTIONS") == "true" and opts.output_format != "jsonl":
+            from agentci.outputs.redact import neutralise_workflow_commands
+
+            text = neutralise_workflow_commands(f"{opts.recipe}: {what}").replace("%", "%25")
+            print(f"::error title=agentci::agentci invalid_input (exit 2): {text}")
         return 2
     try:
         from agentci.loop.preflight import check_recipe
@@ -169,9 +178,7 @@ def invalid_input_exit(opts: LaunchOptions, out_dir: Path, message: str, redacto
     except (OSError, InvalidInput) as err:
         print(f"agentci: error: no outputs written: {err}", file=sys.stderr)
         return 2
-    emitter = Emitter(
-        new_run_id(), [JsonlSink(out_dir / "events.jsonl", redact=redactor.redact_obj)]
-    )
+    emitter = Emitter(new_run_id(), _sinks(opts, out_dir, redactor, console=False))
     name = opts.recipe.stem
     report = RunReport(
         run_id=emitter.run_id,

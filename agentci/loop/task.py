@@ -7,6 +7,7 @@ ended the task; the runner writes the outputs from them.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 import traceback
 from collections.abc import Callable
@@ -189,6 +190,7 @@ class TaskRun:
         from agentci.hooks.runner import HookRunner
         from agentci.outputs.patch import capture_baseline
         from agentci.policy.env import child_env
+        from agentci.policy.private_tmp import hidden_by_private_tmp
         from agentci.policy.rules import PolicyEngine
         from agentci.policy.sandbox import make_sandbox
         from agentci.tools.base import ToolContext
@@ -224,6 +226,9 @@ class TaskRun:
         )
         if warning:
             self.emit(ev.Error(kind="sandbox_unavailable", message=warning))
+        hidden = hidden_by_private_tmp(os.environ) if sandbox is not None else None
+        if hidden:
+            self.emit(ev.Error(kind="sandbox_hides_tmp", message=hidden))
         await self._setup(workspace, env)
         self.baseline = capture_baseline(workspace, exclude=self._excluded(workspace))
         self.check = ChangeCheck(
