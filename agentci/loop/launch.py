@@ -97,6 +97,17 @@ def _launch(opts: LaunchOptions) -> int:
         out_dir = opts.out_dir or _outputs_dir(opts.recipe)
         return invalid_input_exit(opts, out_dir, str(err), Redactor.from_environ())
 
+    live = any(
+        not name.startswith(("replay:", "scripted:"))
+        for plan in plans
+        for name in (plan.model.name, *plan.model.fallback)
+    )
+    if live and not opts.quiet:
+        from agentci.providers.gemini import key_note
+
+        note = key_note(os.environ)
+        if note:
+            print(f"agentci: note: {note}", file=sys.stderr)
     redactor = Redactor.from_environ()
     emitter = Emitter(new_run_id(), _sinks(opts, out_dir, redactor))
     settings = RunSettings(

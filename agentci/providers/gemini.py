@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
@@ -46,6 +47,24 @@ if TYPE_CHECKING:
 
 KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 DEFAULT_API_VERSION = "v1beta"
+DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
+_BOTH_KEYS = "Both GOOGLE_API_KEY and GEMINI_API_KEY are set"
+
+
+class _DropBothKeysWarning(logging.Filter):
+    """The SDK warns it uses GOOGLE_API_KEY whenever both are set, even when it is handed
+    the key agentci chose (GEMINI_API_KEY first); agentci says which key it sends instead."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith(_BOTH_KEYS)
+
+
+def key_note(environ: Mapping[str, str]) -> str | None:
+    """When both key variables are set: which one agentci sends (the SDK's own warning, which
+    names the other one, is dropped)."""
+    if environ.get("GEMINI_API_KEY") and environ.get("GOOGLE_API_KEY"):
+        return "GEMINI_API_KEY and GOOGLE_API_KEY are both set: agentci sends GEMINI_API_KEY"
+    return None
 
 
 def _truthy(value: str | None) -> bool:
@@ -111,6 +130,9 @@ class GeminiProvider:
             from google import genai
             from google.genai import types
 
+            sdk_log = logging.getLogger("google_genai._api_client")
+            if not any(isinstance(f, _DropBothKeysWarning) for f in sdk_log.filters):
+                sdk_log.addFilter(_DropBothKeysWarning())
             opts: dict[str, Any] = {}
             if self.base_url:
                 opts["base_url"] = self.base_url
@@ -196,11 +218,19 @@ class GeminiProvider:
                 async for response in stream:
                     yield decoder.decode(response)
         except Exception as e:  # noqa: BLE001 - mapped to typed errors right here
-            raise _map_error(e) from e
+            raise _map_error(e, endpoint=self.endpoint) from e
+
+    @property
+    def endpoint(self) -> str:
+        """Where requests go, for messages: the base URL, Google's, or Vertex AI."""
+        if self.base_url:
+            return self.base_url
+        return "Vertex AI" if self.vertexai else DEFAULT_BASE_URL
 
 
-def _map_error(e: Exception) -> Exception:
-    """SDK / transport exception → agentci's typed provider errors."""
+def _map_error(e: Exception, *, endpoint: str = DEFAULT_BASE_URL) -> Exception:
+    """SDK / transport exception → agentci's typed provider errors (a connection error names
+    the ``endpoint`` it tried)."""
     from google.genai import errors
 
     if isinstance(e, (ProviderFailed, TransientProviderError)):
@@ -215,5 +245,5 @@ def _map_error(e: Exception) -> Exception:
     if module.startswith(("httpx", "httpcore", "aiohttp")) or isinstance(
         e, (ConnectionError, TimeoutError, OSError)
     ):
-        return TransientProviderError(f"connection error: {name}: {e}")
+        return TransientProviderError(f"connection error to {endpoint}: {name}: {e}")
     return e
