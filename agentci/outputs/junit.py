@@ -19,14 +19,28 @@ parses, whatever the model or the tools printed.
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
-from junit_xml import TestCase, TestSuite, to_xml_report_string
+from junitparser import Attr, Error, Failure, JUnitXml, Skipped, TestCase, TestSuite
 
 from agentci.outcome import Status
 from agentci.outputs.atomic import write_text_atomic
 from agentci.outputs.report import RunReport, TaskReport
+
+
+class _Case(TestCase):
+    """A testcase with the ``status`` attribute test reporters show next to the result."""
+
+    status = Attr()
+
+
+class _Suite(TestSuite):
+    """A testsuite with the run's ``id``."""
+
+    id = Attr()
+
 
 ERROR_STATUSES = frozenset(
     {Status.provider_error, Status.internal_error, Status.invalid_input, Status.cancelled}
@@ -54,54 +68,78 @@ def _status(task: TaskReport) -> str:
     return task.status.value if isinstance(task.status, Status) else str(task.status)
 
 
-def _agent_case(name: str, task: TaskReport) -> TestCase:
-    case = TestCase(
-        "agent", classname=name, elapsed_sec=task.duration_ms / 1000.0,
-        stdout=xml_safe(task.summary) or None, status=_status(task),
-    )  # fmt: skip
-    if task.exit_code != 0:
-        message = xml_safe(f"{_status(task)}: {task.reason}" if task.reason else _status(task))
-        if task.status in ERROR_STATUSES:
-            case.add_error_info(message=message, output=message, error_type=_status(task))
-        else:
-            case.add_failure_info(message=message, output=message, failure_type=_status(task))
+def _case(name: str, classname: str, status: str | None, time: float | None = None) -> _Case:
+    case = _Case(name, classname=classname, time=time)
+    if status:
+        case.status = status
     return case
 
 
-def _verify_cases(name: str, task: TaskReport) -> list[TestCase]:
+def _result(kind: type[Failure] | type[Error], message: str, text: str | None, type_: str | None):
+    result = kind(message, type_)
+    if text:
+        result.text = text
+    return result
+
+
+def _agent_case(name: str, task: TaskReport) -> _Case:
+    case = _case("agent", name, _status(task), task.duration_ms / 1000.0)
+    if task.summary and xml_safe(task.summary):
+        case.system_out = xml_safe(task.summary)
+    if task.exit_code != 0:
+        message = xml_safe(f"{_status(task)}: {task.reason}" if task.reason else _status(task))
+        kind = Error if task.status in ERROR_STATUSES else Failure
+        case.result = [_result(kind, message, message, _status(task))]
+    return case
+
+
+def _verify_cases(name: str, task: TaskReport) -> list[_Case]:
     """``verify:<id>`` and ``guard:<name>`` cases (what they hold: agentci/verify/cases.py)."""
     from agentci.verify.cases import guard_cases, verify_cases
 
     cases = []
     for info in [*verify_cases(task), *guard_cases(task)]:
-        case = TestCase(xml_safe(info.name), classname=name, status=xml_safe(info.status) or None)
+        case = _case(xml_safe(info.name), name, xml_safe(info.status) or None)
         msg = xml_safe(info.message)
         if info.outcome == "failed":
-            case.add_failure_info(message=msg or "failed", output=msg or None)
+            case.result = [_result(Failure, msg or "failed", msg or None, None)]
         elif info.outcome == "error":
-            case.add_error_info(message=msg or "error", output=msg or None)
+            case.result = [_result(Error, msg or "error", msg or None, None)]
         elif info.outcome == "skipped":
-            case.add_skipped_info(message=msg or "skipped")
+            case.result = [Skipped(msg or "skipped")]
         elif msg:
-            case.stdout = msg
+            case.system_out = msg
         cases.append(case)
     return cases
 
 
+def _suite(name: str, cases: list[_Case], run_id: str | None = None) -> _Suite:
+    suite = _Suite(name)
+    if run_id:
+        suite.id = run_id
+    for case in cases:
+        suite.add_testcase(case)
+    suite.update_statistics()
+    return suite
+
+
 def render_junit(run: RunReport) -> str:
-    """The JUnit XML document for ``run``."""
-    suites = []
+    """The JUnit XML document for ``run`` (junitparser writes it; it reads verify's reports)."""
+    xml = JUnitXml()
     for task in run.tasks:
         name = xml_safe(suite_name(run, task))
         cases = [_agent_case(name, task), *_verify_cases(name, task)]
-        suites.append(TestSuite(name, cases, id=xml_safe(run.run_id) or None))
-    if not suites:  # a run that ended before any task (e.g. invalid input)
+        xml.add_testsuite(_suite(name, cases, xml_safe(run.run_id)))
+    if not run.tasks:  # a run that ended before any task (e.g. invalid input)
         name = xml_safe(run.recipe_name or "agentci")
         task = TaskReport(
             name="agent", status=run.status, exit_code=run.exit_code, reason=run.reason
         )
-        suites.append(TestSuite(name, [_agent_case(name, task)]))
-    return to_xml_report_string(suites, prettyprint=True, encoding="utf-8")
+        xml.add_testsuite(_suite(name, [_agent_case(name, task)]))
+    xml.update_statistics()
+    buffer = io.BytesIO()
+    xml.write(buffer, pretty=True)
+    return buffer.getvalue().decode("utf-8")
 
 
 def write_junit(path: Path, run: RunReport) -> None:
