@@ -30,7 +30,9 @@ from agentci.providers.base import Provider
 from agentci.recipe.schema import Recipe
 
 if TYPE_CHECKING:
-    from agentci.outputs.patch import Baseline
+    from agentci.outputs.change import Change, Patch
+    from agentci.outputs.patch import ChangeTracker
+    from agentci.outputs.redact import Redactor
     from agentci.verify.stage import ChangeCheck
 
 Emit = Callable[[ev.Event], object]
@@ -47,6 +49,7 @@ class RunSettings:
     record: Path | None = None
     provider_factory: Callable[[TaskPlan], Provider] | None = None  # in-process model (tests)
     totals: RunTotals | None = None  # budget.total: what earlier tasks of the run used
+    redactor: Redactor | None = None  # masks secrets in the patch (default: from the environment)
 
 
 class TaskRun:
@@ -60,7 +63,9 @@ class TaskRun:
         self.patch = ""
         self.signal_name: str | None = None
         self._work: asyncio.Task[None] | None = None
-        self.baseline: Baseline | None = None  # the workspace after setup, before the agent
+        self.tracker: ChangeTracker | None = None  # snapshots since the baseline (after setup
+        # and the baseline verify)
+        self.patch_base: str | None = None  # what the patch applies to, when it is not obvious
         self.check: ChangeCheck | None = None  # verify + guards (agentci/verify), once ready
         self.budget = BudgetTracker(plan.budget, total=settings.totals, pricing=plan.model.pricing)
 
@@ -84,9 +89,11 @@ class TaskRun:
                     update={"path": str(self.settings.workspace_override)}
                 )
             workspace = prepare_workspace(ws_config, base_dir=self.settings.base_dir)
+            if workspace.isolation == "worktree":
+                self._check_worktree_base(workspace.original)
             self._work = asyncio.ensure_future(self._work_on(workspace.path))
             await self.budget.guard_wall(self._work)  # the wall clock cancels the work
-            report.status, report.reason = self._finished_status()
+            report.status, report.reason = await self._finished_status()
         except asyncio.CancelledError:
             if self.signal_name is None:
                 raise
@@ -106,7 +113,7 @@ class TaskRun:
                 )
             )
         finally:
-            self._finish(report, started)
+            await self._finish(report, started)
             if workspace is not None:
                 workspace.cleanup()
         return report
@@ -135,17 +142,31 @@ class TaskRun:
         else:
             self.emit(ev.Error(kind=stop.status, message=stop.reason))
 
-    def _finished_status(self) -> tuple[Status, str]:
-        from agentci.outputs.patch import changed_files
-
+    async def _finished_status(self) -> tuple[Status, str]:
         verdict = self.check.verdict() if self.check is not None else None
         if verdict is not None:  # verify failed / regressed / guard broken, or nothing to fix
             return verdict
-        if self.baseline is not None and changed_files(self.baseline):
+        if self.tracker is not None and not (await self.tracker.change()).empty:
             return Status.success, ""
         return Status.no_changes, "the model finished without changing any file"
 
-    def _finish(self, report: TaskReport, started: float) -> None:
+    def _check_worktree_base(self, original: Path) -> None:
+        """``isolation: worktree`` starts from HEAD: say so when the original has more."""
+        from agentci.outputs.patch import worktree_base
+
+        base, dirty = worktree_base(original)
+        self.patch_base = base
+        if dirty:
+            self.emit(
+                ev.Error(
+                    kind="worktree_base",
+                    message=f"the original checkout has uncommitted changes ({dirty}); the "
+                    f"agent works on {base} and the patch applies to that commit, not to the "
+                    "uncommitted files",
+                )
+            )
+
+    async def _finish(self, report: TaskReport, started: float) -> None:
         """Fill in the report from the state and the workspace, whatever happened."""
         state = self.state
         report.turns = state.turns
@@ -154,15 +175,15 @@ class TaskRun:
         report.summary = state.final_text
         report.model = self.plan.model.name
         report.duration_ms = int((time.monotonic() - started) * 1000)
-        baseline = self.baseline
-        if baseline is not None:
-            from agentci.outputs.patch import changed_files, diff_since
-
+        tracker = self.tracker
+        if tracker is not None:
             try:
                 if self.check is not None:  # reverts what the guards refuse, before the patch
-                    self.check.finish(report)
-                self.patch = diff_since(baseline)
-                report.changed_files = changed_files(baseline)
+                    await self.check.finish(report)
+                change = await tracker.change()
+                patch = await tracker.patch()
+                report.changed_files = change.files
+                self._report_change(report, change, patch)
             except Exception as err:  # noqa: BLE001 - a broken workspace must not lose the report
                 self.emit(
                     ev.Error(kind="internal_error", message=f"could not compute the patch: {err}")
@@ -170,7 +191,9 @@ class TaskRun:
                 if report.status is Status.success:
                     report.status, report.reason = Status.internal_error, str(err)
             finally:
-                baseline.cleanup()
+                tracker.cleanup()
+        elif self.check is not None:
+            await self.check.finish(report)
         report.exit_code = exit_code_for(
             report.status, allow_no_changes=self.plan.allow_no_changes, signal_name=self.signal_name
         )
@@ -185,10 +208,66 @@ class TaskRun:
             )
         )
 
+    def _report_change(self, report: TaskReport, change: Change, patch: Patch) -> None:
+        """The patch (secrets masked in added lines), and what it leaves out, for the outputs."""
+        from agentci.outputs.change import MAX_FILE_BYTES
+        from agentci.outputs.redact import Redactor
+
+        redactor = self.settings.redactor or Redactor.from_environ()
+        self.patch, masked = redactor.redact_patch(patch.text)
+        info = {
+            "redacted": bool(masked), "redacted_files": masked, "omitted": patch.omitted,
+            "base": self.patch_base, "ignored_written": change.ignored_written,
+            "nested_repositories": change.nested_repos, "unreadable": change.unreadable,
+        }  # fmt: skip
+        report.extra["patch"] = info
+        warn = []
+        if masked:
+            warn.append(
+                (
+                    "patch_redacted",
+                    f"secrets were masked in added lines of "
+                    f"{', '.join(masked)}: patch.diff applies, but writes *** there",
+                )
+            )
+        if patch.omitted:
+            names = ", ".join(f"{o['path']} ({o['bytes']} bytes)" for o in patch.omitted)
+            warn.append(
+                (
+                    "patch_incomplete",
+                    f"patch.diff leaves out {len(patch.omitted)} "
+                    f"file(s) too large to inline (over {MAX_FILE_BYTES} bytes, or the "
+                    f"largest of a patch over the cap): {names}",
+                )
+            )
+            if report.status is Status.success and not report.reason:
+                report.reason = f"patch.diff is incomplete: it leaves out {names}"
+        if change.ignored_written:
+            shown = ", ".join(change.ignored_written[:20])
+            more = len(change.ignored_written) - 20
+            warn.append(
+                (
+                    "ignored_files_written",
+                    f"the agent wrote {len(change.ignored_written)} "
+                    f"file(s) that .gitignore ignores (not in the patch): {shown}"
+                    + (f" … and {more} more" if more > 0 else ""),
+                )
+            )
+        for repo in change.nested_repos:
+            warn.append(
+                (
+                    "nested_repository",
+                    f"the agent created a git repository at {repo}; it is not part of the patch",
+                )
+            )
+        for path in change.unreadable:
+            warn.append(("unreadable_file", f"{path} could not be read; it is not in the patch"))
+        for kind, message in warn:
+            self.emit(ev.Error(kind=kind, message=message))
+
     async def _work_on(self, workspace: Path) -> None:
         """Setup, the snapshot the patch is taken against, then the agent loop."""
         from agentci.hooks.runner import HookRunner
-        from agentci.outputs.patch import capture_baseline
         from agentci.policy.env import child_env
         from agentci.policy.private_tmp import hidden_by_private_tmp
         from agentci.policy.rules import PolicyEngine
@@ -230,10 +309,7 @@ class TaskRun:
         if hidden:
             self.emit(ev.Error(kind="sandbox_hides_tmp", message=hidden))
         await self._setup(workspace, env)
-        self.baseline = capture_baseline(workspace, exclude=self._excluded(workspace))
-        self.check = ChangeCheck(
-            plan, workspace=workspace, env=env, baseline=self.baseline, emit=self.emit
-        )
+        self.check = ChangeCheck(plan, workspace=workspace, env=env, emit=self.emit)
         tools = default_tools()
         ctx = ToolContext(
             workspace=workspace,
@@ -252,17 +328,22 @@ class TaskRun:
             price=self._price_fn(),
             state=self.state,
         )
-        await self._run_checked(session)
+        await self._run_checked(session, workspace)
 
-    async def _run_checked(self, session: Session) -> None:
-        """Baseline verify, then the session; after each, guards + verify decide whether the
-        model gets a follow-up prompt (the failures) or the task is done (docs/verify.md)."""
+    async def _run_checked(self, session: Session, workspace: Path) -> None:
+        """Baseline verify, the patch baseline, then the session; after each, guards + verify
+        decide whether the model gets a follow-up prompt or the task is done (docs/verify.md)."""
+        from agentci.outputs.patch import ChangeTracker
+
         check = self.check
         assert check is not None
         if not await check.before_agent():
             return  # the baseline already passes: nothing to fix, no tokens spent
+        self.tracker = await ChangeTracker.start(workspace, exclude=self._excluded(workspace))
+        check.tracker = self.tracker
         prompt: str | None = self.plan.render_prompt(extra=check.prompt_vars())
         while prompt is not None:
+            self.tracker.agent_started()
             async for event in session.run(prompt):
                 self.emit(event)
             prompt = await check.after_agent()

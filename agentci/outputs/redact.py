@@ -5,7 +5,9 @@
 * the values of environment variables whose *names* look secret — they contain KEY, TOKEN,
   SECRET, PASSWORD, PASSWD, CREDENTIAL, AUTH (not AUTHOR) or PRIVATE — plus the variables named in
   ``extra_names`` (the recipe's list). Values shorter than 6 characters are not used (they would
-  destroy logs); multi-line values are also matched line by line, and their URL-encoded form too.
+  destroy logs); multi-line values are also matched line by line, and their URL-encoded, base64,
+  base64url and hex forms too (best effort: the part of a base64 text that encodes the value
+  whatever its offset, so ``echo $TOKEN | base64`` is caught).
 * known token shapes, whatever their source: GitHub (``ghp_…``, ``gho_…``, ``ghu_…``, ``ghs_…``,
   ``ghr_…``, ``github_pat_…``), Google API keys (``AIza…``), AWS access key ids (``AKIA…``,
   ``ASIA…``), Slack (``xox?-…``), OpenAI/Anthropic-style ``sk-…`` keys, private-key PEM blocks,
@@ -13,13 +15,16 @@
   (the user is kept).
 
 Everything is one compiled regular expression, built once; :meth:`Redactor.redact` is one
-``re.sub`` pass. :func:`neutralise_workflow_commands` is the console side: tool output must not be
-able to run GitHub workflow commands (``::add-mask::``, ``::stop-commands::``, ``::set-output``,
-any ``::name::`` at a line start, the legacy ``##[name]``) nor move the cursor with ANSI escapes.
+``re.sub`` pass, in linear time (no alternative can rescan a long run of characters from every
+position of it). :meth:`Redactor.redact_patch` redacts a unified diff's added lines only, so the
+patch still applies (see docs/outputs.md). :func:`neutralise_workflow_commands` (re-exported
+from :mod:`agentci.events.workflow_commands`) is the console side: tool output must not be able
+to run GitHub workflow commands nor move the cursor with ANSI escapes.
 """
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -46,12 +51,12 @@ _SHAPES = [
     r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
     r"\bxox[abposr]-[A-Za-z0-9-]{10,}",
     r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{20,}",
-    r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*",
+    r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*",
     r"(?s:-----BEGIN[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----|\Z))",
 ]
 # Alternatives whose start is kept (a named group ``keep``) and only the rest is masked.
 _KEEP_SHAPES = [
-    r"(?P<keep1>[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@'\"]+:)[^/\s@'\"]+(?=@)",
+    r"(?P<keep1>(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@'\"]+:)[^/\s@'\"]+(?=@)",
     r"(?P<keep2>(?i:\bauthorization\b[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token)\s+))[A-Za-z0-9._~+/=\-]{6,}",
 ]
 
@@ -76,7 +81,7 @@ class Redactor:
                 if len(candidate) >= MIN_SECRET_LENGTH:
                     found.add(candidate)
         self.values: tuple[str, ...] = tuple(sorted(found, key=lambda v: (-len(v), v)))
-        literal = [re.escape(v) for v in self.values]
+        literal = [_trie_pattern(self.values)] if self.values else []
         self._pattern = re.compile("|".join(literal + _KEEP_SHAPES + _SHAPES))
 
     @classmethod
@@ -98,6 +103,45 @@ class Redactor:
             return text
         return self._pattern.sub(self._replace, text)
 
+    def redact_patch(self, patch: str) -> tuple[str, list[str]]:
+        """``patch`` (a ``git diff``) with secrets masked in added lines only.
+
+        Context and removed lines, headers and binary hunks are never altered, so the patch
+        still applies to the files it was taken from. Returns the text and the files (their
+        ``b/`` path) whose added lines were masked.
+        """
+        if not patch:
+            return patch, []
+        out: list[str] = []
+        masked: list[str] = []
+        current = ""
+        old_left = new_left = 0
+        for line in patch.splitlines(keepends=True):
+            if old_left > 0 or new_left > 0:
+                tag = line[:1]
+                if tag == "+":
+                    new_left -= 1
+                    body = self.redact(line[1:])
+                    if body != line[1:]:
+                        line = "+" + body
+                        if current not in masked:
+                            masked.append(current)
+                elif tag == "-":
+                    old_left -= 1
+                elif tag == " " or line in ("\n", "\r\n"):
+                    old_left -= 1
+                    new_left -= 1
+                out.append(line)  # "\ No newline at end of file" changes no count
+                continue
+            hunk = _HUNK.match(line)
+            if hunk:
+                old_left = int(hunk.group(1) or 1)
+                new_left = int(hunk.group(2) or 1)
+            elif line.startswith("diff --git "):
+                current = _patch_path(line)
+            out.append(line)
+        return "".join(out), masked
+
     def redact_obj(self, obj: Any) -> Any:
         """A copy of JSON-able ``obj`` with every string (keys too) redacted."""
         if isinstance(obj, str):
@@ -112,6 +156,47 @@ class Redactor:
         return obj
 
 
+def _trie_pattern(words: Iterable[str]) -> str:
+    """One regex matching any of ``words`` (longest first), as a prefix tree: at each position
+    the engine follows one branch instead of trying every word."""
+    trie: dict[str, Any] = {}
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = True
+
+    def emit(node: dict[str, Any]) -> str:
+        end = "" in node
+        branches = []
+        for ch, child in sorted(node.items()):
+            if not ch:
+                continue
+            run = [ch]
+            while len(child) == 1 and "" not in child:  # a chain: no nesting, no recursion
+                ((nxt, child),) = child.items()
+                run.append(nxt)
+            branches.append(re.escape("".join(run)) + emit(child))
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if end else body
+
+    return "(?:" + emit(trie) + ")"
+
+
+_HUNK = re.compile(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+
+
+def _patch_path(header: str) -> str:
+    """The file a ``diff --git a/X b/X`` header names (its ``b/`` side)."""
+    rest = header[len("diff --git ") :].rstrip("\r\n")
+    half = len(rest) // 2  # "a/X b/X": both sides are the same path (no renames)
+    if rest.startswith('"'):
+        return rest[rest.rfind(' "') + 1 :].strip('"')[2:]
+    return rest[half + 1 :][2:] if rest[half] == " " else rest.split(" b/", 1)[-1]
+
+
 def _variants(value: str) -> list[str]:
     value = value.strip()
     out = [value]
@@ -120,4 +205,25 @@ def _variants(value: str) -> list[str]:
         out.append(quoted)
     if "\n" in value:
         out.extend(line.strip() for line in value.splitlines())
+    raw = value.encode("utf-8", "surrogateescape")
+    if len(raw) >= MIN_SECRET_LENGTH:
+        out += [raw.hex(), raw.hex().upper()]
+        out += _base64_cores(raw)
     return out
+
+
+def _base64_cores(raw: bytes) -> list[str]:
+    """The base64/base64url characters that encode ``raw`` whatever its offset in a longer text.
+
+    At offset ``s`` (0, 1, 2 bytes into a 3-byte group), the first characters also carry bits of
+    the bytes before and the last ones bits of the bytes after: only the middle is kept.
+    """
+    cores = []
+    for shift in range(3):
+        enc = base64.b64encode(b"\0" * shift + raw).decode("ascii")
+        start = (shift * 8 + 5) // 6
+        end = (shift + len(raw)) * 8 // 6
+        core = enc[start:end]
+        cores.append(core)
+        cores.append(core.replace("+", "-").replace("/", "_"))
+    return cores

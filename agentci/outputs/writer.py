@@ -9,8 +9,8 @@ Layout of ``out_dir``::
 
 Everything passes through the :class:`~agentci.outputs.redact.Redactor` first — the report's
 strings (so secrets are caught before XML/JSON escaping could hide them) and each file's final
-text, the patch included (a redacted patch may no longer apply where a secret was in a context
-line; leaking it would be worse). A writer that fails for any reason is logged and replaced by a
+text. A patch is redacted in its added lines only (:meth:`Redactor.redact_patch`), so it still
+applies; the task has already masked them and said so (``patch_redacted``). A writer that fails for any reason is logged and replaced by a
 minimal file, and the other outputs are still written.
 """
 
@@ -66,12 +66,22 @@ def redact_report(run: RunReport, redactor: Redactor) -> RunReport:
     )  # fmt: skip
 
 
+class _PatchRedactor:
+    """A redactor for patch text: added lines only."""
+
+    def __init__(self, rd: Redactor) -> None:
+        self._rd = rd
+
+    def redact(self, text: str) -> str:
+        return self._rd.redact_patch(text)[0]
+
+
 def _safely(
     what: str,
     path: Path,
     render: Callable[[], str],
     fallback: str,
-    rd: Redactor,
+    rd: Redactor | _PatchRedactor,
     check: Callable[[str], object] | None = None,
     keep_bytes: bool = False,
 ) -> str | None:
@@ -122,22 +132,19 @@ def write_outputs(
         _warn(f"agentci: could not prepare outputs in {out_dir}: {exc}")
         safe_run = dataclasses.replace(run, tasks=[], reason=redactor.redact(str(run.reason)))
 
+    prd = _PatchRedactor(redactor)
     names = [t.name for t in run.tasks] or list(patches)
     if len(names) <= 1:
         patch = patches.get(names[0], "") if names else ""
         failed.append(
-            _safely(
-                "patch.diff", out_dir / "patch.diff", lambda: patch, "", redactor, keep_bytes=True
-            )
+            _safely("patch.diff", out_dir / "patch.diff", lambda: patch, "", prd, keep_bytes=True)
         )
     else:
         for name in names:
             target = out_dir / "tasks" / task_dir_name(name) / "patch.diff"
             text = patches.get(name, "")
             failed.append(
-                _safely(
-                    f"patch.diff of {name}", target, lambda t=text: t, "", redactor, keep_bytes=True
-                )
+                _safely(f"patch.diff of {name}", target, lambda t=text: t, "", prd, keep_bytes=True)
             )
 
     status = getattr(run.status, "value", str(run.status))

@@ -17,12 +17,13 @@ the task and the patch shows the whole change for review.
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentci.gitenv import run_git
-from agentci.outputs.patch import Baseline, changed_files, changed_lines
+from agentci.outputs.change import Change
+from agentci.outputs.patch import current_change
+from agentci.outputs.privgit import GitFailed
+from agentci.outputs.snapshot import Baseline
 from agentci.policy.paths import anchored
 from agentci.recipe.schema import Guards
 
@@ -70,9 +71,9 @@ def path_violations(guards: Guards, changed: list[str]) -> dict[str, list[str]]:
     return out
 
 
-def check_guards(guards: Guards, baseline: Baseline) -> list[GuardResult]:
-    """Check every configured guard against the workspace as it is now (nothing is reverted)."""
-    changed = changed_files(baseline)
+def check_guards(guards: Guards, change: Change) -> list[GuardResult]:
+    """Check every configured guard against one :class:`Change` (nothing is reverted)."""
+    changed = change.files
     results = []
     for name, bad in path_violations(guards, changed).items():
         what = "outside allowed_paths" if name == "allowed_paths" else "protected"
@@ -83,19 +84,10 @@ def check_guards(guards: Guards, baseline: Baseline) -> list[GuardResult]:
         msg = f"{n} files changed, at most {cap} allowed" if n > cap else ""
         results.append(GuardResult("max_changed_files", n <= cap, msg))
     if guards.max_changed_lines is not None:
-        n, cap = changed_lines(baseline), guards.max_changed_lines
+        n, cap = change.lines, guards.max_changed_lines
         msg = f"{n} lines changed, at most {cap} allowed" if n > cap else ""
         results.append(GuardResult("max_changed_lines", n <= cap, msg))
     return results
-
-
-def _git(baseline: Baseline, *args: str) -> subprocess.CompletedProcess[bytes]:
-    private = {
-        "GIT_DIR": str(baseline.git_dir),
-        "GIT_WORK_TREE": str(baseline.work_tree),
-        "GIT_INDEX_FILE": str(baseline.git_dir / "index"),
-    }
-    return run_git(args, cwd=baseline.work_tree, extra_env=private)
 
 
 def revert_paths(baseline: Baseline, paths: list[str]) -> list[str]:
@@ -103,15 +95,18 @@ def revert_paths(baseline: Baseline, paths: list[str]) -> list[str]:
 
     A file that did not exist at the baseline is deleted. Raises ``RuntimeError`` when git fails.
     """
+    git = baseline.git
     done = []
     for rel in paths:
         full = f"{baseline.prefix}/{rel}" if baseline.prefix else rel
         target = baseline.workspace / rel
-        if _git(baseline, "cat-file", "-e", f"{baseline.tree}:{full}").returncode == 0:
-            proc = _git(baseline, "checkout", baseline.tree, "--", full)
-            if proc.returncode != 0:
-                err = proc.stderr.decode("utf-8", "replace").strip()
-                raise RuntimeError(f"could not revert {rel}: {err}")
+        try:
+            git.run(["cat-file", "-e", f"{baseline.tree}:{full}"])
+            existed = True
+        except GitFailed:
+            existed = False
+        if existed:
+            git.run(["checkout", baseline.tree, "--", full], literal=True)
         elif target.is_symlink() or target.is_file():
             target.unlink()
             _prune_empty_dirs(target.parent, baseline.workspace)
@@ -125,14 +120,24 @@ def _prune_empty_dirs(folder: Path, stop: Path) -> None:
         folder = folder.parent
 
 
-def enforce_path_guards(guards: Guards, baseline: Baseline) -> list[GuardResult]:
-    """Check the guards and revert every file a path guard refuses; returns the results."""
-    results = check_guards(guards, baseline)
+def revert_refused(guards: Guards, baseline: Baseline, change: Change) -> list[GuardResult]:
+    """Check the guards on ``change`` and revert every file a path guard refuses. The size
+    guards of the results are those of ``change``: measure again after a revert."""
+    results = check_guards(guards, change)
     offending = sorted({p for r in results if r.name in PATH_GUARDS for p in r.paths})
     if not offending:
         return results
     reverted = set(revert_paths(baseline, offending))
     for r in results:
         r.reverted = [p for p in r.paths if p in reverted]
-    sizes = {r.name: r for r in check_guards(guards, baseline) if r.name not in PATH_GUARDS}
-    return [sizes.get(r.name, r) for r in results]  # size guards: measured after the revert
+    return results
+
+
+def enforce_path_guards(guards: Guards, baseline: Baseline) -> list[GuardResult]:
+    """Snapshot now, revert what the path guards refuse, measure the size guards after."""
+    results = revert_refused(guards, baseline, current_change(baseline))
+    if not any(r.reverted for r in results):
+        return results
+    sizes = {r.name: r for r in check_guards(guards, current_change(baseline))
+             if r.name not in PATH_GUARDS}  # fmt: skip
+    return [sizes.get(r.name, r) for r in results]

@@ -2,14 +2,20 @@
 
 How :class:`~agentci.loop.task.TaskRun` uses it::
 
-    check = ChangeCheck(plan, workspace=..., env=..., baseline=..., emit=...)
+    check = ChangeCheck(plan, workspace=..., env=..., emit=...)
     if await check.before_agent():              # baseline verify (may end the task at once)
+        check.tracker = await ChangeTracker.start(...)   # the patch baseline: after it
         prompt = plan.render_prompt(extra=check.prompt_vars())
         while prompt is not None:
+            check.tracker.agent_started()
             async for event in session.run(prompt): ...
             prompt = await check.after_agent()    # guards + verify → follow-up prompt or None
     ...
-    check.finish(report)                          # before the patch is taken
+    await check.finish(report)                    # before the patch is taken
+
+The change the guards judge is the tracker's snapshot taken *before* each verify run; what a
+verify run writes is subtracted when the agent works again (:meth:`ChangeTracker.verify_done`),
+so coverage files and caches never reach the guards or the patch.
 
 Statuses (see :meth:`ChangeCheck.verdict`): ``success`` when the baseline already passes and
 ``verify.skip_if_passing`` is on (the agent never runs, no tokens are spent: there is nothing to
@@ -20,6 +26,7 @@ otherwise the task's usual rules (``success`` / ``no_changes``).
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping
@@ -35,13 +42,14 @@ from agentci.verify.guards import (
     GuardResult,
     check_guards,
     configured,
-    enforce_path_guards,
+    revert_refused,
 )
 from agentci.verify.run import VerifyRun, run_verify
 
 if TYPE_CHECKING:
     from agentci.loop.plan import TaskPlan
-    from agentci.outputs.patch import Baseline
+    from agentci.outputs.change import Change
+    from agentci.outputs.patch import ChangeTracker
     from agentci.outputs.report import TaskReport
 
 Emit = Callable[[ev.Event], object]
@@ -58,14 +66,13 @@ class ChangeCheck:
         *,
         workspace: Path,
         env: Mapping[str, str],
-        baseline: Baseline,
         emit: Emit,
     ) -> None:
         self.verify = plan.verify
         self.guards = plan.guards
         self.workspace = workspace
         self.env = dict(env)
-        self.baseline = baseline
+        self.tracker: ChangeTracker | None = None  # set once the patch baseline is taken
         self.emit = emit
         self.has_guards = configured(plan.guards)
         if self.verify is not None:
@@ -108,20 +115,38 @@ class ChangeCheck:
         """Check the model's change: the follow-up prompt for the model, or None when done."""
         if self.verify is None and not self.has_guards:
             return None
+        assert self.tracker is not None
         self.attempt += 1
         last = self.attempt >= self.attempts
         self.failure = None
         if self.has_guards:
-            self.guard_results = check_guards(self.guards, self.baseline)
+            change = await self.tracker.change()
+            self.guard_results = check_guards(self.guards, change)
             if any(g.name in PATH_GUARDS and not g.passed for g in self.guard_results):
-                self.guard_results = enforce_path_guards(self.guards, self.baseline)
+                self.guard_results = await self._revert(change)
                 broken = [g for g in self.guard_results if not g.passed]
                 if not last:
                     return guard_feedback(broken, self.attempt, self.attempts)
                 self.failure = _guard_reason(broken)
         if self.verify is not None:
+            await self.tracker.change()  # the snapshot before verify: verify's writes never count
             await self._verify_attempt()
-        return self._decide(last)
+        prompt = self._decide(last)
+        if prompt is not None and self.verify is not None:
+            await self.tracker.verify_done()
+        return prompt
+
+    async def _revert(self, change: Change) -> list[GuardResult]:
+        """Revert what the path guards refuse; the size guards are measured after."""
+        assert self.tracker is not None
+        baseline = self.tracker.baseline
+        results = await asyncio.to_thread(revert_refused, self.guards, baseline, change)
+        if not any(r.reverted for r in results):
+            return results
+        self.tracker.workspace_changed()
+        after = check_guards(self.guards, await self.tracker.change())
+        sizes = {r.name: r for r in after if r.name not in PATH_GUARDS}
+        return [sizes.get(r.name, r) for r in results]
 
     async def _verify_attempt(self) -> None:
         assert self.verify is not None
@@ -183,11 +208,11 @@ class ChangeCheck:
             return Status.verify_failed, self.failure
         return None
 
-    def finish(self, report: TaskReport) -> None:
+    async def finish(self, report: TaskReport) -> None:
         """Revert what the path guards refuse (whatever ended the task) and fill the report."""
         try:
-            if self.has_guards and not self.skipped:
-                results = enforce_path_guards(self.guards, self.baseline)
+            if self.has_guards and not self.skipped and self.tracker is not None:
+                results = await self._revert(await self.tracker.change())
                 if any(r.reverted for r in results) or not self.guard_results:
                     self.guard_results = results
         finally:

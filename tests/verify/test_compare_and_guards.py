@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentci.outputs.patch import capture_baseline, changed_files, diff_since
+from agentci.outputs.patch import capture_baseline, changed_files, current_change, diff_since
 from agentci.recipe.schema import Guards
 from agentci.verify.compare import compare, merge_rerun
 from agentci.verify.guards import check_guards, enforce_path_guards
@@ -65,13 +65,13 @@ def test_guards_report_each_violation(repo_factory):
         allowed_paths=["src/**", "tests/**"], forbid_test_edits=["tests/**"],
         max_changed_files=2, max_changed_lines=100,
     )  # fmt: skip
-    results = {g.name: g for g in check_guards(guards, baseline)}
+    results = {g.name: g for g in check_guards(guards, current_change(baseline))}
     assert results["allowed_paths"].paths == ["docs.md"]
     assert results["forbid_test_edits"].paths == ["tests/test_app.py", "tests/test_new.py"]
     assert not results["max_changed_files"].passed
     assert results["max_changed_files"].message == "4 files changed, at most 2 allowed"
     assert results["max_changed_lines"].passed
-    assert not check_guards(Guards(max_changed_lines=3), baseline)[0].passed
+    assert not check_guards(Guards(max_changed_lines=3), current_change(baseline))[0].passed
 
 
 def test_path_guards_revert_offending_files_so_the_patch_never_has_them(repo_factory):
@@ -90,7 +90,7 @@ def test_path_guards_revert_offending_files_so_the_patch_never_has_them(repo_fac
     assert (repo / "docs.md").read_text() == "d\n"
     assert changed_files(baseline) == ["src/app.py"]
     assert "tests/" not in diff_since(baseline)
-    assert all(g.passed for g in check_guards(guards, baseline))
+    assert all(g.passed for g in check_guards(guards, current_change(baseline)))
 
 
 def test_guards_in_a_subfolder_workspace_of_a_repo(repo_factory):

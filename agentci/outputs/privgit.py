@@ -1,0 +1,157 @@
+"""agentci's private git dir: where every snapshot of a workspace is stored.
+
+A :class:`PrivateGit` is a throw-away bare-ish git dir in a temp folder whose work tree is the
+user's work tree. Its index and objects are agentci's own; the user's ``.git`` is only read
+(its objects through ``objects/info/alternates``, its index copied once for the stat cache).
+Every call goes through :mod:`agentci.gitenv` (no system/global config, no hooks, no fsmonitor)
+and the private ``info/attributes`` (highest precedence) overrides what the work tree's
+``.gitattributes`` could do to stored bytes, diffs and line counts.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentci.errors import InvalidInput
+from agentci.gitenv import git_argv, git_env, run_git
+
+# Store bytes as they are (no filter, no EOL conversion) and let git decide text vs binary
+# from the content: ``!diff`` undoes a ``-diff``/``binary`` the agent may write, which would
+# turn a text change into an opaque binary blob (and one "line" for max_changed_lines).
+ATTRIBUTES = "* -text -filter -ident -eol -working-tree-encoding !diff !merge\n"
+
+GITLINK = "160000"
+
+
+class GitFailed(RuntimeError):
+    """A private git call failed (the message has git's own words)."""
+
+
+@dataclass
+class PrivateGit:
+    """One private git dir (``git_dir``) over a work tree, with a default index."""
+
+    git_dir: Path
+    work_tree: Path
+    index: Path
+
+    def env(self, index: Path | None = None, work_tree: Path | None = None) -> dict[str, str]:
+        """The ``GIT_*`` variables of a call (another index or work tree when given)."""
+        return {
+            "GIT_DIR": str(self.git_dir),
+            "GIT_WORK_TREE": str(work_tree or self.work_tree),
+            "GIT_INDEX_FILE": str(index or self.index),
+        }
+
+    def run(
+        self,
+        args: list[str],
+        *,
+        index: Path | None = None,
+        work_tree: Path | None = None,
+        ok: tuple[int, ...] = (0,),
+        literal: bool = False,
+        stdin: bytes | None = None,
+    ) -> tuple[bytes, bytes]:
+        """Run git (``stdin`` as its input); returns (stdout, stderr). Raises
+        :class:`GitFailed` for another exit code or a ``fatal:`` line, :class:`InvalidInput`
+        when git is missing."""
+        extra = self.env(index, work_tree)
+        if literal:
+            extra["GIT_LITERAL_PATHSPECS"] = "1"
+        try:
+            proc = subprocess.run(
+                git_argv(args),
+                cwd=work_tree or self.work_tree,
+                env=git_env(extra),
+                input=stdin if stdin is not None else b"",
+                capture_output=True,
+                check=False,
+            )
+        except FileNotFoundError as exc:
+            raise InvalidInput("git is not installed or not on PATH; agentci needs it") from exc
+        if proc.returncode not in ok or b"fatal:" in proc.stderr:
+            err = proc.stderr.decode("utf-8", "replace").strip()
+            raise GitFailed(f"git {' '.join(args[:2])} failed ({proc.returncode}): {err}")
+        return proc.stdout, proc.stderr
+
+    def out(self, args: list[str], **kw: object) -> bytes:
+        """stdout of :meth:`run`."""
+        return self.run(args, **kw)[0]  # type: ignore[arg-type]
+
+    def write_tree(self, index: Path | None = None) -> str:
+        """The tree id of an index."""
+        return self.out(["write-tree"], index=index).decode().strip()
+
+
+def create(git_dir: Path, work_tree: Path) -> PrivateGit:
+    """Initialise a private git dir in the (empty, existing) folder ``git_dir``."""
+    pg = PrivateGit(git_dir=git_dir, work_tree=work_tree, index=git_dir / "index")
+    try:
+        proc = run_git(["init", "-q", "--bare", str(git_dir)], cwd=git_dir)
+    except FileNotFoundError as exc:
+        raise InvalidInput("git is not installed or not on PATH; agentci needs it") from exc
+    if proc.returncode != 0:
+        raise GitFailed(f"git init failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
+    pg.run(["config", "core.bare", "false"])
+    pg.run(["config", "core.filemode", "false" if os.name == "nt" else "true"])
+    pg.run(["config", "core.quotepath", "true"])
+    info = git_dir / "info"
+    info.mkdir(exist_ok=True)
+    (info / "attributes").write_text(ATTRIBUTES)
+    return pg
+
+
+def add_alternate(pg: PrivateGit, objects: Path) -> None:
+    """Let the private git dir read objects from another object store (read-only)."""
+    alt = pg.git_dir / "objects" / "info" / "alternates"
+    alt.parent.mkdir(parents=True, exist_ok=True)
+    lines = alt.read_text().splitlines() if alt.is_file() else []
+    if str(objects) not in lines and objects.is_dir():
+        alt.write_text("\n".join([*lines, str(objects)]) + "\n")
+
+
+def objects_dir(git_dir: Path) -> Path:
+    """The object store of a git dir (a linked worktree's is in its common dir)."""
+    common = git_dir / "commondir"
+    if common.is_file():
+        return (git_dir / common.read_text().strip()).resolve() / "objects"
+    return git_dir / "objects"
+
+
+def dot_git_dir(path: Path) -> Path | None:
+    """The git dir a work tree's ``.git`` names (a folder, or a ``gitdir:`` file), or None."""
+    dot = path / ".git"
+    if dot.is_dir():
+        return dot.resolve()
+    if dot.is_file():
+        try:
+            text = dot.read_text(errors="replace").strip()
+        except OSError:
+            return None
+        if text.startswith("gitdir:"):
+            target = Path(text[len("gitdir:") :].strip())
+            return (path / target).resolve() if not target.is_absolute() else target
+    return None
+
+
+def copy_index(src: Path, dest: Path) -> bool:
+    """Copy a user's index as a stat cache (never written back); False when there is none."""
+    if not src.is_file():
+        return False
+    shutil.copyfile(src, dest)
+    return True
+
+
+def split_z(data: bytes) -> list[str]:
+    """NUL-separated git output as ``str`` (``surrogateescape`` keeps any byte)."""
+    return [p.decode("utf-8", "surrogateescape") for p in data.split(b"\0") if p]
+
+
+def encode_paths(paths: list[str]) -> bytes:
+    """Paths for ``--stdin -z`` / ``--pathspec-file-nul``."""
+    return b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths)
