@@ -21,7 +21,6 @@ Every problem the user can fix (missing path, not a git repository, no commit ye
 from __future__ import annotations
 
 import shutil
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +30,7 @@ from agentci.errors import InvalidInput
 from agentci.gitenv import run_git
 from agentci.outputs.patch import find_repo
 from agentci.recipe.schema import Workspace
+from agentci.tempdirs import make_temp_dir
 
 Isolation = Literal["none", "copy", "worktree"]
 
@@ -118,7 +118,7 @@ def prepare_workspace(ws: Workspace, *, base_dir: Path) -> PreparedWorkspace:
 
 def _copy(src: Path) -> PreparedWorkspace:
     ensure_git(src)
-    tmp = Path(tempfile.mkdtemp(prefix="agentci-copy-"))
+    tmp = make_temp_dir("copy")
     dest = tmp / (src.name or "workspace")
 
     def ignore(folder: str, names: list[str]) -> set[str]:
@@ -153,7 +153,7 @@ def _worktree(src: Path, named: str) -> PreparedWorkspace:
     git_dir = _git_dir(top)
     if run_git(["rev-parse", "--verify", "-q", "HEAD^{commit}"], cwd=top).returncode != 0:
         raise InvalidInput(f"workspace.isolation: worktree needs a commit, but {top} has none yet")
-    tmp = Path(tempfile.mkdtemp(prefix="agentci-worktree-"))
+    tmp = make_temp_dir("worktree")
     wt = tmp / (top.name or "worktree")
     try:
         _run_git(["worktree", "add", "-q", "--detach", str(wt), "HEAD"], top, git_dir)

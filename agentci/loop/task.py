@@ -91,6 +91,10 @@ class TaskRun:
             workspace = prepare_workspace(ws_config, base_dir=self.settings.base_dir)
             if workspace.isolation == "worktree":
                 self._check_worktree_base(workspace.original)
+            elif workspace.isolation == "none":  # one run at a time edits a folder in place
+                from agentci.outputs.outdir import lock_workspace
+
+                lock_workspace(workspace.path)
             self._work = asyncio.ensure_future(self._work_on(workspace.path))
             await self.budget.guard_wall(self._work)  # the wall clock cancels the work
             report.status, report.reason = await self._finished_status()

@@ -1,4 +1,4 @@
-"""The output folder: every run starts with a clean one.
+"""The output folder: every run starts with a clean one, and only one run uses it at a time.
 
 Choice (issue 5): a run never mixes its files with an earlier run's. When the output folder
 already holds something, :func:`prepare_out_dir` **moves it aside** to ``<dir>.prev`` (replacing
@@ -6,29 +6,41 @@ an older ``.prev``) rather than refusing to run — in CI the same path is reuse
 the previous outputs stay available for one more run. Temp files that a killed run left behind
 (``.<name>.tmp-…``) are removed from the moved folder.
 
-For safety, a non-empty folder is only moved when it looks like agentci's: it has the
-:data:`MARKER` file or one of agentci's output files, and it is not a git repository, the home
-folder or the current directory (or one of its parents). Otherwise it is ``invalid_input``.
+Only a folder carrying agentci's :data:`MARKER` file is ever moved (and a ``.prev`` is only
+deleted when it carries it too): a folder of the user's that happens to hold a ``summary.md`` or
+a ``tasks/`` folder is refused (``invalid_input``), never touched. So is a git repository, the
+home folder, or the current directory (or one of its parents).
+
+The folder also gets a ``.gitignore`` holding ``*`` (as pytest does for its cache), so outputs
+inside a checkout never show up as untracked files.
+
+Two runs at once: :func:`prepare_out_dir` takes an exclusive lock on the folder (and
+:func:`lock_workspace` one on a workspace the agent edits in place) for the life of the process.
+A second run refuses at once with ``invalid_input`` (exit 2) naming the other run's pid; it does
+not wait. The locks live in ``<tmp>/agentci-locks/`` (not in the user's folders) and are released
+by the kernel when the process ends, however it ends.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import hashlib
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
 from agentci.errors import InvalidInput
 from agentci.outputs.atomic import is_temp_file
 
 MARKER = ".agentci-out"
-KNOWN_OUTPUTS = frozenset(
-    {MARKER, "events.jsonl", "patch.diff", "junit.xml", "result.json", "summary.md", "tasks"}
-)
+_GITIGNORE = "# written by agentci: its outputs are never part of a commit\n*\n"
+_held: dict[str, int] = {}  # lock file → open descriptor (held until the process exits)
 
 
-def _looks_like_ours(path: Path) -> bool:
-    names = {p.name for p in path.iterdir()}
-    return bool(names & KNOWN_OUTPUTS) or all(is_temp_file(path / n) for n in names)
+def _ours(path: Path) -> bool:
+    return (path / MARKER).is_file()
 
 
 def _remove_temp_files(path: Path) -> None:
@@ -38,11 +50,52 @@ def _remove_temp_files(path: Path) -> None:
                 p.unlink()
 
 
+def _lock(what: str, path: Path, hint: str) -> None:
+    """Take the process-lifetime lock for ``path``; InvalidInput when another run holds it."""
+    key = hashlib.sha256(f"{what}:{path}".encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    folder = Path(tempfile.gettempdir()) / "agentci-locks"
+    lock = folder / f"{key}.lock"
+    if str(lock) in _held:
+        return
+    folder.mkdir(mode=0o1777, exist_ok=True)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        other = os.read(fd, 200).decode("utf-8", "replace").strip() or "unknown"
+        os.close(fd)
+        raise InvalidInput(
+            f"{what} {path} is in use by another agentci run (pid {other}); {hint}"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.write(fd, str(os.getpid()).encode())
+    _held[str(lock)] = fd
+
+
+def lock_workspace(path: Path) -> None:
+    """Lock a workspace the agent edits in place (``isolation: none``) for this process."""
+    _lock("workspace", Path(path).resolve(), "wait for it to finish, or use isolation: copy")
+
+
 def prepare_out_dir(path: Path) -> Path:
     """Make ``path`` an empty output folder (see the module docstring); return it resolved."""
     path = Path(path).absolute()
+    try:
+        return _prepare(path)
+    except InvalidInput:
+        raise
+    except OSError as err:
+        why = err.strerror or str(err)
+        raise InvalidInput(
+            f"outputs.dir / --out {path}: cannot use it as the output folder ({why}); "
+            "choose a writable folder"
+        ) from err
+
+
+def _prepare(path: Path) -> Path:
     if path.exists() and not path.is_dir():
-        raise InvalidInput(f"outputs.dir {path} exists and is not a folder")
+        raise InvalidInput(f"outputs.dir / --out {path} exists and is not a folder")
+    _lock("outputs.dir / --out", path.resolve(), "wait for it to finish or choose another --out")
     if path.is_dir() and any(path.iterdir()):
         resolved = path.resolve()
         cwd = Path.cwd().resolve()
@@ -51,19 +104,29 @@ def prepare_out_dir(path: Path) -> Path:
             or resolved == Path.home().resolve()
             or resolved == cwd
             or resolved in cwd.parents
-            or not _looks_like_ours(resolved)
+            or not _ours(resolved)
         ):
             raise InvalidInput(
-                f"outputs.dir {path} is not empty and does not look like an agentci output "
-                "folder; choose an empty or new folder (agentci moves old outputs to <dir>.prev)"
+                f"outputs.dir / --out {path} is not empty and is not an agentci output folder "
+                f"(it has no {MARKER} file); choose an empty or new folder (agentci moves its "
+                "old outputs to <dir>.prev)"
             )
         prev = path.with_name(path.name + ".prev")
         if prev.is_symlink() or prev.is_file():
-            prev.unlink()
-        elif prev.exists():
+            raise InvalidInput(f"{prev} exists and is not an agentci output folder; remove it")
+        if prev.exists():
+            if any(prev.iterdir()) and not _ours(prev):
+                raise InvalidInput(
+                    f"{prev} is not an agentci output folder (no {MARKER} file); agentci would "
+                    "replace it with the previous outputs: move or remove it"
+                )
             shutil.rmtree(prev)
         path.rename(prev)
         _remove_temp_files(prev)
     path.mkdir(parents=True, exist_ok=True)
     (path / MARKER).write_text("agentci output folder; moved to .prev by the next run\n")
+    (path / ".gitignore").write_text(_GITIGNORE)
+    from agentci.tempdirs import prune_leftovers
+
+    prune_leftovers()
     return path.resolve()

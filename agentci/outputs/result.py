@@ -8,6 +8,8 @@ Top level::
                "total_tokens", "cost_usd", "model_calls"},
      "cost_usd": 0.0123 | null, "turns": 7, "tool_calls": 12,
      "changed_files": ["src/x.py"],             # union over tasks, sorted
+     "patch_redacted": false, "patch_incomplete": false, "patch_omitted": [{"path", "bytes"}],
+     "patch_base": "HEAD 1a2b3c4d5e6f" | null, "ignored_files_written": ["build/x.o"],
      "duration_ms": 4200, "started_at": "...", "run_id": "...",
      "recipe": "path/to/recipe.yaml", "recipe_name": "fix-tests",
      "tasks": [{"name", "status", "exit_code", "reason", "summary", "model", "turns",
@@ -26,6 +28,7 @@ from typing import Any
 
 from agentci.events.types import UsageTotals
 from agentci.outputs.atomic import write_text_atomic
+from agentci.outputs.patchfacts import run_patch_facts
 from agentci.outputs.report import RunReport, TaskReport
 
 RESULT_VERSION = 1
@@ -102,6 +105,7 @@ def result_dict(run: RunReport) -> dict[str, Any]:
         "turns": sum(t.turns for t in run.tasks),
         "tool_calls": sum(t.tool_calls for t in run.tasks),
         "changed_files": changed_files(run),
+        **run_patch_facts(run),
         "duration_ms": run.duration_ms,
         "started_at": run.started_at,
         "run_id": run.run_id,

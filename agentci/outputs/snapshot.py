@@ -196,12 +196,13 @@ def _new_baseline(workspace: Path, git_dir: Path, exclude: tuple[str, ...]) -> B
 
 def _clear_index_bits(pg: PrivateGit) -> None:
     """Drop the user's ``assume-unchanged`` / ``skip-worktree`` bits from the private index."""
-    flagged = [line[2:] for line in split_z(pg.out(["ls-files", "-v", "-z"]))
-               if line[:1].islower() or line[:1] == "S"]  # fmt: skip
-    for i in range(0, len(flagged), 500):
-        chunk = flagged[i : i + 500]
-        pg.run(["update-index", "--no-assume-unchanged", "--no-skip-worktree", "--", *chunk],
-               literal=True)  # fmt: skip
+    tagged = [(line[:1], line[2:]) for line in split_z(pg.out(["ls-files", "-v", "-z"]))]
+    for flag, paths in (
+        ("--no-assume-unchanged", [p for tag, p in tagged if tag.islower()]),
+        ("--no-skip-worktree", [p for tag, p in tagged if tag in ("S", "s")]),
+    ):  # one flag per call: git applies only the last flag given to every path
+        for i in range(0, len(paths), 500):
+            pg.run(["update-index", flag, "--", *paths[i : i + 500]], literal=True)
 
 
 def _submodules(pg: PrivateGit, top: Path) -> list[Submodule]:

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 from agentci.outputs.atomic import write_text_atomic
+from agentci.outputs.patchfacts import patch_notes
 from agentci.outputs.report import RunReport, TaskReport
 from agentci.outputs.result import changed_files, run_usage
 from agentci.outputs.summary_why import why_lines
@@ -140,6 +141,7 @@ def render_summary(run: RunReport) -> str:
     else:
         lines.append("None.")
     lines.append("")
+    lines += patch_notes(run, lambda name: f"`{_cell(name)}`")
 
     u = run_usage(run)
     lines += [

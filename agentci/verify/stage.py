@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentci.events import types as ev
 from agentci.outcome import Status
+from agentci.tempdirs import make_temp_dir
 from agentci.verify.compare import Changes, compare, merge_rerun
 from agentci.verify.feedback import guard_feedback, tail, template_vars, verify_feedback
 from agentci.verify.guards import (
@@ -87,7 +87,7 @@ class ChangeCheck:
         self.failure: str | None = None
         self.skipped = False
         self.results: list[ev.VerifyResult] = []
-        self._tmp = Path(tempfile.mkdtemp(prefix="agentci-verify-"))
+        self._tmp = make_temp_dir("verify")
 
     # -- before the agent -------------------------------------------------------------------
 

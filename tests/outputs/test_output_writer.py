@@ -153,7 +153,7 @@ def test_prepare_out_dir_moves_old_run_aside(tmp_path: Path, monkeypatch) -> Non
     prepare_out_dir(out)
     prev = out.with_name("out.prev")
     assert (prev / "events.jsonl").exists() and not (prev / ".result.json.tmp-99-abcd").exists()
-    assert sorted(p.name for p in out.iterdir()) == [MARKER]
+    assert sorted(p.name for p in out.iterdir()) == [MARKER, ".gitignore"]
     (out / "events.jsonl").write_text("second\n")
     prepare_out_dir(out)  # replaces the older .prev
     assert (prev / "events.jsonl").read_text() == "second\n"
@@ -164,7 +164,7 @@ def test_prepare_out_dir_refuses_foreign_folders(tmp_path: Path, monkeypatch) ->
     proj = tmp_path / "proj"
     proj.mkdir()
     (proj / "main.py").write_text("x")
-    with pytest.raises(InvalidInput, match="does not look like"):
+    with pytest.raises(InvalidInput, match="is not an agentci output folder"):
         prepare_out_dir(proj)
     assert (proj / "main.py").exists()
     with pytest.raises(InvalidInput):

@@ -1,0 +1,63 @@
+"""What result.json and summary.md say about the patch itself (one place for both).
+
+Each task's ``extra.patch`` (filled by the task from its :class:`~agentci.outputs.change.Change`)
+holds: ``redacted`` / ``redacted_files`` (secrets masked in added lines), ``omitted`` (files too
+large to inline), ``base`` (what the patch applies to, for ``isolation: worktree``),
+``ignored_written``, ``nested_repositories`` and ``unreadable``. :func:`run_patch_facts` merges
+them over the run's tasks for result.json's top level; :func:`patch_notes` words them for
+summary.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentci.outputs.report import RunReport
+
+
+def _facts(run: RunReport) -> list[dict[str, Any]]:
+    return [t.extra.get("patch") or {} for t in run.tasks]
+
+
+def run_patch_facts(run: RunReport) -> dict[str, Any]:
+    """result.json's top-level patch fields."""
+    facts = _facts(run)
+    bases = sorted({f["base"] for f in facts if f.get("base")})
+
+    def union(key: str) -> list[Any]:
+        out: list[Any] = []
+        for f in facts:
+            out += [v for v in f.get(key) or [] if v not in out]
+        return out
+
+    return {
+        "patch_redacted": any(f.get("redacted") for f in facts),
+        "patch_incomplete": any(f.get("omitted") for f in facts),
+        "patch_omitted": union("omitted"),
+        "patch_base": bases[0] if len(bases) == 1 else (bases or None),
+        "ignored_files_written": union("ignored_written"),
+    }
+
+
+def patch_notes(run: RunReport, code: Any = str) -> list[str]:
+    """summary.md lines about the patch (empty when there is nothing to say). ``code`` renders
+    a file name (the summary's own escaping)."""
+    facts = run_patch_facts(run)
+    lines = []
+    if facts["patch_redacted"]:
+        files = [p for f in _facts(run) for p in f.get("redacted_files") or []]
+        names = ", ".join(code(p) for p in files)
+        lines.append(f"- **patch_redacted: true**: secrets were masked as `***` in added lines "
+                     f"of {names}; the patch applies, but those lines differ from the "
+                     "agent's files.")  # fmt: skip
+    if facts["patch_incomplete"]:
+        names = ", ".join(f"{code(o['path'])} ({o['bytes']} bytes)" for o in facts["patch_omitted"])
+        lines.append(f"- **patch.diff is incomplete**: too large to inline, not in it: {names}.")
+    if facts["patch_base"]:
+        lines.append(f"- The patch applies to {facts['patch_base']} (isolation: worktree).")
+    written = facts["ignored_files_written"]
+    if written:
+        names = ", ".join(code(p) for p in written[:10]) + (" …" if len(written) > 10 else "")
+        lines.append(f"- {len(written)} file(s) written that .gitignore ignores (not in the "
+                     f"patch): {names}.")  # fmt: skip
+    return ["### Patch", "", *lines, ""] if lines else []
