@@ -56,7 +56,13 @@ def test_a_file_verify_wrote_that_the_agent_then_edits_is_the_agents(
     repo_factory, tmp_path: Path
 ) -> None:
     repo = repo_factory(CALC)
-    replies = [FIX_MUL, Reply(text="mul"), FIX_ADD, write("coverage.txt", "mine\n"), Reply(text="ok")]
+    replies = [
+        FIX_MUL,
+        Reply(text="mul"),
+        FIX_ADD,
+        write("coverage.txt", "mine\n"),
+        Reply(text="ok"),
+    ]
     done = run_task(repo, {"prompt": PROMPT, "verify": {**VERIFY, "attempts": 2}}, replies,
                     tmp_path / "out")  # fmt: skip
     assert done.report.changed_files == ["calc/__init__.py", "coverage.txt"]
