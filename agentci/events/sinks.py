@@ -6,6 +6,7 @@ the same object to each sink. A sink never raises into the loop.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -57,6 +58,20 @@ class Emitter:
             sink.close()
 
 
+def write_whole_line(fd: int, data: bytes) -> None:
+    """Append ``data`` to ``fd`` whole or not at all: when the disk fills up mid-line, the
+    partial line is cut off again and the error raised (the file keeps only whole lines)."""
+    size = os.fstat(fd).st_size
+    done = 0
+    try:
+        while done < len(data):
+            done += os.write(fd, data[done:])
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, size)
+        raise
+
+
 class JsonlSink:
     """events.jsonl: one object per line, each line written in one call and flushed.
 
@@ -75,7 +90,7 @@ class JsonlSink:
             return
         data = self._redact(event.model_dump(mode="json"))
         line = json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
-        os.write(self._fd, line.encode("utf-8"))
+        write_whole_line(self._fd, line.encode("utf-8"))
 
     def close(self) -> None:
         if self._fd >= 0:

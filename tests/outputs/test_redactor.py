@@ -101,3 +101,62 @@ def test_neutralise_workflow_commands() -> None:
     assert ": :add-mask::x" in out and "ok :: fine" in out
     assert "\x1b" not in out and "\x07" not in out and "\x00" not in out
     assert "red  bell nul!" in out
+
+
+def test_a_long_line_is_redacted_in_linear_time() -> None:
+    """A 1 MB line of URL-ish characters took minutes (a ``scheme://`` alternative rescanned
+    the rest of the line from every position); it must now finish well inside 20 s."""
+    import subprocess
+    import sys
+
+    code = (
+        "from agentci.outputs.redact import Redactor\n"
+        "r = Redactor(['s3cr3t-value'])\n"
+        "for line in ('a' * 1_000_000, 'eyJ-' * 250_000, 'ab.' * 300_000 + ':x'):\n"
+        "    assert r.redact(line) == line\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=20)
+    assert done.stdout == "ok\n", done.stderr
+
+
+def test_encoded_forms_of_a_secret_are_redacted() -> None:
+    import base64
+
+    secret = "tok-3f9a0c7e1d"
+    r = Redactor([secret])
+    for prefix in ("", "a", "ab"):  # every offset inside base64's 3-byte groups
+        raw = f"{prefix}Authorization: {secret}\n".encode()
+        for encoded in (base64.b64encode(raw), base64.urlsafe_b64encode(raw)):
+            text = encoded.decode()
+            out = r.redact(text)
+            assert "***" in out and out != text, (prefix, text)
+    assert r.redact(secret.encode().hex()) == "***"
+    assert r.redact(secret.encode().hex().upper()) == "***"
+    assert r.redact("plain text with nothing") == "plain text with nothing"
+
+
+def test_patch_redaction_touches_added_lines_only() -> None:
+    r = Redactor(["s3cr3t-value"])
+    patch = (
+        "diff --git a/c.py b/c.py\n"
+        "index 1111111..2222222 100644\n"
+        "--- a/c.py\n"
+        "+++ b/c.py\n"
+        "@@ -1,3 +1,3 @@\n"
+        ' KEY = "AKIAIOSFODNN7EXAMPLE"\n'
+        '-T = "s3cr3t-value"\n'
+        '+T = "s3cr3t-value" + "AKIAIOSFODNN7EXAMPLE"\n'
+        " end\n"
+        "diff --git a/d.py b/d.py\n"
+        "--- a/d.py\n"
+        "+++ b/d.py\n"
+        "@@ -1 +1 @@\n"
+        "-x\n"
+        "+y\n"
+    )
+    out, files = r.redact_patch(patch)
+    assert files == ["c.py"]
+    assert out == patch.replace(
+        '+T = "s3cr3t-value" + "AKIAIOSFODNN7EXAMPLE"', '+T = "***" + "***"'
+    )
