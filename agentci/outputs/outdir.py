@@ -57,7 +57,10 @@ def _lock(what: str, path: Path, hint: str) -> None:
     lock = folder / f"{key}.lock"
     if str(lock) in _held:
         return
-    folder.mkdir(mode=0o1777, exist_ok=True)
+    if not folder.is_dir():
+        folder.mkdir(exist_ok=True)
+        with contextlib.suppress(OSError):  # shared by every user's runs, like /tmp itself
+            folder.chmod(0o1777)
     fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

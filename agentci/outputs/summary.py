@@ -141,7 +141,7 @@ def render_summary(run: RunReport) -> str:
     else:
         lines.append("None.")
     lines.append("")
-    lines += patch_notes(run, lambda name: f"`{_cell(name)}`")
+    lines += patch_notes(run, _code)
 
     u = run_usage(run)
     lines += [
