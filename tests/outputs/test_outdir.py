@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agentci.errors import InvalidInput
-from agentci.outputs.outdir import MARKER, prepare_out_dir
+from agentci.outputs.outdir import MARKER, lock_workspace, prepare_out_dir
 from agentci.tempdirs import prune_leftovers
 
 
@@ -85,6 +85,19 @@ def test_a_second_run_on_the_same_output_folder_is_refused(tmp_path: Path, monke
     finally:
         other.communicate("")
     assert prepare_out_dir(tmp_path / "out") == (tmp_path / "out").resolve()  # free again
+
+
+def test_a_second_run_editing_the_same_workspace_in_place_is_refused(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    other = hold(ws, "ws")
+    try:
+        with pytest.raises(
+            InvalidInput, match=f"workspace .* in use by another agentci run \\(pid {other.pid}"
+        ):
+            lock_workspace(ws)
+    finally:
+        other.communicate("")
 
 
 def dead_pid() -> int:
