@@ -292,6 +292,8 @@ def test_a_failing_setup_fails_the_step_before_any_model_call(job):
     assert "cannot install" in run.step("Set up the project").stderr
     assert run.step("Run agentci").outcome == "skipped"
     assert not (job.workspace / ".agentci/out").exists()
+    assert run.exit_code == 1
+    assert "agentci did not run" in run.step("Exit with").stdout
 
 
 def test_params_and_extra_args_reach_agentci(job):
@@ -366,3 +368,10 @@ def test_no_bubblewrap_install_when_it_is_turned_off(job, tmp_path: Path, bin_di
     assert not log.exists()
     assert run.outputs["sandboxed"] == "false"
     assert "bubblewrap (bwrap) is not installed" in run.summary
+
+
+def test_a_second_use_in_one_job_never_ends_with_the_first_uses_code(job):
+    assert job.run(FIX).exit_code == 0
+    run = job.run(FIX, inputs={"setup": "exit 3", "out-dir": ".agentci/second"})
+    assert run.step("Run agentci").outcome == "skipped"
+    assert run.exit_code == 1
