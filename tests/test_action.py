@@ -233,18 +233,23 @@ def test_the_outputs_are_uploaded_with_hidden_files_under_the_jobs_name(success)
     }
 
 
+# A recipe that does not exist ends agentci at once (exit 2): enough for the steps around it.
+QUICK = {"recipe": "missing.yaml"}
+
+
 def test_matrix_legs_and_other_out_dirs_get_their_own_artifact_name(job):
-    run = job.run(FIX, inputs={"out-dir": ".agentci/lint"}, strategy=(2, 3))
+    run = job.run(FIX, inputs={**QUICK, "out-dir": ".agentci/lint"}, strategy=(2, 3))
+    assert run.exit_code == 2
     assert run.step("Upload the outputs").with_["name"] == "agentci-fix-2-agentci-lint"
 
 
 def test_an_artifact_name_given_is_used_as_it_is(job):
-    run = job.run(FIX, inputs={"artifact-name": "review-patch"})
+    run = job.run(FIX, inputs={**QUICK, "artifact-name": "review-patch"})
     assert run.step("Upload the outputs").with_["name"] == "review-patch"
 
 
 def test_no_upload_and_no_pip_cache_when_they_are_turned_off(job):
-    run = job.run(FIX, inputs={"upload-artifact": "false", "cache": "false"})
+    run = job.run(FIX, inputs={**QUICK, "upload-artifact": "false", "cache": "false"})
     assert run.step("Upload the outputs").outcome == "skipped"
     assert run.step("Cache pip downloads").outcome == "skipped"
 
@@ -371,7 +376,8 @@ def test_no_bubblewrap_install_when_it_is_turned_off(job, tmp_path: Path, bin_di
 
 
 def test_a_second_use_in_one_job_never_ends_with_the_first_uses_code(job):
-    assert job.run(FIX).exit_code == 0
+    first = job.run(FIX, inputs={"setup": "exit 0"})
+    assert first.exit_code == 0, first.log
     run = job.run(FIX, inputs={"setup": "exit 3", "out-dir": ".agentci/second"})
     assert run.step("Run agentci").outcome == "skipped"
     assert run.exit_code == 1
