@@ -13,9 +13,24 @@ from agentci.errors import RecipeError, RecipeErrors
 from agentci.recipe.messages import message
 from agentci.recipe.schema import Recipe
 
+MAX_DEPTH = 64  # nesting levels a recipe may use (a real one needs fewer than ten)
+
 
 class _LineLoader(yaml.SafeLoader):
-    """A safe loader that remembers the line of every mapping key and sequence item."""
+    """A safe loader that remembers the line of every mapping key and sequence item, and
+    refuses nesting deeper than :data:`MAX_DEPTH` (before Python's recursion limit could)."""
+
+    _depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                line = self.peek_event().start_mark.line + 1
+                raise RecipeError(f"nested more than {MAX_DEPTH} levels deep", line=line)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[str, Any]:
@@ -23,6 +38,11 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[str,
     mapping: dict[str, Any] = {}
     lines: dict[str, int] = {}
     for key_node, value_node in node.value:
+        if not isinstance(key_node, yaml.ScalarNode):
+            raise RecipeError(
+                "a key must be a plain name, not a list or a mapping",
+                line=key_node.start_mark.line + 1,
+            )
         key = loader.construct_object(key_node, deep=True)
         if key in mapping:
             raise RecipeError("duplicate key", line=key_node.start_mark.line + 1, key=str(key))
@@ -89,6 +109,7 @@ def parse_recipe(text: str, *, file: Path | str = "<recipe>") -> Recipe:
     data = load_yaml(text, file=file)
     if not isinstance(data, dict):
         raise RecipeError("a recipe is a YAML mapping (key: value)", file=file, line=1)
+    _check_text(data, data, (), file)
     try:
         recipe = Recipe.model_validate(data)
     except ValidationError as err:
@@ -130,6 +151,32 @@ class RecipeSource:
 def source_of(recipe: Recipe) -> RecipeSource:
     """The :class:`RecipeSource` of a loaded recipe (an anonymous one for a built recipe)."""
     return recipe._source if isinstance(recipe._source, RecipeSource) else RecipeSource("<recipe>")
+
+
+def _check_text(data: Any, node: Any, loc: tuple[int | str, ...], file: Path | str) -> None:
+    """Refuse text no command, path or API can carry: a NUL character, a lone surrogate."""
+    items: Any = node.items() if isinstance(node, dict) else enumerate(node)
+    for part, value in items:
+        where = (*loc, part)
+        if isinstance(value, dict | list):
+            _check_text(data, value, where, file)
+            continue
+        for text in (part, value):
+            problem = text_problem(text) if isinstance(text, str) else None
+            if problem:
+                key = ".".join(str(p) for p in where)
+                raise RecipeError(problem, file=file, line=_line_of(data, where), key=key)
+
+
+def text_problem(text: str) -> str | None:
+    """Why ``text`` cannot be a command, path or prompt (a NUL, a lone surrogate), or None."""
+    if "\0" in text:
+        return "contains a NUL character (\\0), which no command, path or prompt can carry"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "is not valid Unicode (a lone surrogate such as \\ud800)"
+    return None
 
 
 def _is_union_tag(part: int | str) -> bool:

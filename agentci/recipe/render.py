@@ -9,13 +9,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from jinja2 import StrictUndefined, TemplateError
+from jinja2 import BaseLoader, Environment, StrictUndefined, TemplateError, TemplateNotFound
 from jinja2.sandbox import SandboxedEnvironment
 
 from agentci.errors import InvalidInput
 from agentci.recipe.schema import Parameter, Recipe
 
-_ENV = SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False)
+
+class _NoFiles(BaseLoader):
+    """Recipe templates are self-contained: include, import and extends find nothing."""
+
+    def get_source(self, environment: Environment, template: str) -> Any:
+        raise TemplateNotFound(
+            template, f"{template!r}: a recipe template cannot include, import or extend a file"
+        )
+
+
+_ENV = SandboxedEnvironment(
+    undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False, loader=_NoFiles()
+)
 
 _TRUE = {"true", "yes", "1", "on"}
 _FALSE = {"false", "no", "0", "off"}
@@ -82,17 +94,26 @@ def resolve_parameters(recipe: Recipe, given: Mapping[str, str]) -> dict[str, An
 
 
 def template_error(template: str, values: Mapping[str, Any]) -> str | None:
-    """Why ``template`` does not render with ``values`` (undefined name, bad syntax), or None."""
+    """Why ``template`` does not render with ``values``, or None. Any failure counts — a syntax
+    error, an undefined name, an error while rendering (``{{ 1/0 }}``, a macro calling itself,
+    ``{% include %}``) — and so does a result no command or API can carry (a NUL character, a
+    lone surrogate)."""
+    from agentci.recipe.load import text_problem
+
     try:
-        _ENV.from_string(template).render(**values)
+        text = _ENV.from_string(template).render(**values)
     except TemplateError as err:
         return str(err)
-    return None
+    except Exception as err:  # noqa: BLE001 - the template's own runtime error, not agentci's
+        return f"{type(err).__name__}: {err}"
+    problem = text_problem(text)
+    return f"the rendered text {problem}" if problem else None
 
 
 def render(template: str, values: Mapping[str, Any], *, where: str) -> str:
-    """Render ``template`` with ``values``; an undefined name or a syntax error is InvalidInput."""
-    try:
-        return _ENV.from_string(template).render(**values)
-    except TemplateError as err:
-        raise InvalidInput(f"{where}: template error: {err}") from None
+    """Render ``template`` with ``values``; any failure of :func:`template_error` is
+    InvalidInput (templates are checked before a run starts, see agentci.loop.preflight)."""
+    error = template_error(template, values)
+    if error is not None:
+        raise InvalidInput(f"{where}: template error: {error}")
+    return _ENV.from_string(template).render(**values)

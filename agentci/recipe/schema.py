@@ -6,32 +6,42 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    PositiveFloat,
     PositiveInt,
     PrivateAttr,
     field_validator,
     model_validator,
 )
 
+MAX_SECONDS = 10_000_000  # ~115 days: any longer wait is a typo, and stays finite arithmetic
+MAX_USD = 1_000_000
+
+#: A duration in seconds: positive, finite, at most MAX_SECONDS.
+Seconds = Annotated[float, Field(gt=0, le=MAX_SECONDS)]
+#: An amount of US dollars: positive, finite, at most MAX_USD.
+Usd = Annotated[float, Field(gt=0, le=MAX_USD)]
+#: A price in USD per million tokens.
+Price = Annotated[float, Field(ge=0, le=MAX_USD)]
+
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class Pricing(_Strict):
     """Prices in USD per million tokens; overrides the built-in table."""
 
-    input_per_mtok: float = Field(ge=0)
-    output_per_mtok: float = Field(ge=0)
-    cached_per_mtok: float | None = Field(default=None, ge=0)
-    thinking_per_mtok: float | None = Field(
-        default=None, ge=0, description="Defaults to the output price."
+    input_per_mtok: Price
+    output_per_mtok: Price
+    cached_per_mtok: Price | None = None
+    thinking_per_mtok: Price | None = Field(
+        default=None, description="Defaults to the output price."
     )
 
 
@@ -41,10 +51,10 @@ class RetryConfig(_Strict):
     attempts: PositiveInt = Field(
         default=5, description="Tries per model call, the first included."
     )
-    initial_delay_seconds: float = Field(default=1.0, ge=0)
-    max_delay_seconds: float = Field(default=30.0, ge=0)
-    request_timeout_seconds: PositiveFloat = 120.0
-    stream_idle_timeout_seconds: PositiveFloat = 60.0
+    initial_delay_seconds: float = Field(default=1.0, ge=0, le=MAX_SECONDS)
+    max_delay_seconds: float = Field(default=30.0, ge=0, le=MAX_SECONDS)
+    request_timeout_seconds: Seconds = 120.0
+    stream_idle_timeout_seconds: Seconds = 60.0
 
 
 class ModelConfig(_Strict):
@@ -58,6 +68,16 @@ class ModelConfig(_Strict):
     base_url: str | None = Field(default=None, description="Overrides GOOGLE_GEMINI_BASE_URL.")
     pricing: Pricing | None = None
     retry: RetryConfig = Field(default_factory=RetryConfig)
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname or " " in value:
+            raise ValueError(f"{value!r} is not an http(s) URL such as https://host:port")
+        return value
 
 
 class Parameter(_Strict):
@@ -95,7 +115,7 @@ class Verify(_Strict):
     )
     attempts: PositiveInt = 3
     rerun_failures: int = Field(default=1, ge=0)
-    timeout_seconds: PositiveFloat = 600
+    timeout_seconds: Seconds = 600
     baseline: bool = Field(default=True, description="Run verify once before the agent starts.")
     skip_if_passing: bool = Field(
         default=True, description="End at once when the baseline already passes."
@@ -128,10 +148,10 @@ class Budget(_Strict):
 
     max_turns: PositiveInt = 100
     max_tokens: PositiveInt | None = None
-    max_cost_usd: PositiveFloat | None = None
-    max_wall_seconds: PositiveFloat | None = None
+    max_cost_usd: Usd | None = None
+    max_wall_seconds: Seconds | None = None
     max_tool_calls: PositiveInt | None = None
-    tool_timeout_seconds: PositiveFloat = 300
+    tool_timeout_seconds: Seconds = 300
     total: TotalBudget | None = None
 
 
@@ -139,8 +159,8 @@ class TotalBudget(_Strict):
     """Limits over all tasks of a recipe."""
 
     max_tokens: PositiveInt | None = None
-    max_cost_usd: PositiveFloat | None = None
-    max_wall_seconds: PositiveFloat | None = None
+    max_cost_usd: Usd | None = None
+    max_wall_seconds: Seconds | None = None
 
 
 class Guards(_Strict):
@@ -167,7 +187,7 @@ class Hook(_Strict):
         description="Run with bash in the workspace; a relative path as first word "
         "(./ci/check.sh) is resolved against the recipe's folder.",
     )
-    timeout_seconds: PositiveFloat = Field(
+    timeout_seconds: Seconds = Field(
         default=30, description="A hook that runs longer is killed and the call denied."
     )
 
