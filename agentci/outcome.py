@@ -6,7 +6,6 @@ from :func:`exit_code_for`, so they can never disagree.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
 
@@ -56,7 +55,7 @@ def exit_code_for(
     return EXIT_CODES[status]
 
 
-# Worse outcomes first: a batch reports the worst of its tasks.
+# Worse outcomes first: a run reports the worst of its tasks.
 _SEVERITY = [
     Status.internal_error,
     Status.cancelled,
@@ -71,17 +70,19 @@ _SEVERITY = [
 ]
 
 
-def worst(statuses: list[Status]) -> Status:
-    """The most severe status of several (a batch exits with its worst task's code)."""
-    if not statuses:
-        return Status.success
-    return min(statuses, key=_SEVERITY.index)
+def run_outcome(tasks: list[tuple[Status, int]]) -> tuple[Status, int]:
+    """The run's status and exit code from its tasks' ``(status, exit code)``: the worst task's.
 
+    Each task is judged with its own ``allow_no_changes`` first, so an allowed ``no_changes``
+    (exit 0) ranks below ``success``: a run whose tasks all exit 0 exits 0.
+    """
+    if not tasks:
+        return Status.success, 0
 
-@dataclass(frozen=True)
-class Outcome:
-    """A task's end: status, the reason in one line, and the exit code derived from them."""
+    def rank(task: tuple[Status, int]) -> int:
+        status, code = task
+        if status is Status.no_changes and code == 0:
+            return len(_SEVERITY)
+        return _SEVERITY.index(status)
 
-    status: Status
-    reason: str = ""
-    exit_code: int = 0
+    return min(tasks, key=rank)

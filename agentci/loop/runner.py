@@ -17,7 +17,7 @@ from agentci.events.sinks import Emitter
 from agentci.loop.budget import RunTotals
 from agentci.loop.plan import TaskPlan
 from agentci.loop.task import RunSettings, TaskRun
-from agentci.outcome import Status, exit_code_for, worst
+from agentci.outcome import Status, exit_code_for, run_outcome
 from agentci.outputs.report import RunReport, TaskReport
 from agentci.outputs.writer import write_outputs
 
@@ -95,19 +95,19 @@ class Runner:
             if self.settings.totals is not None:
                 self.settings.totals.add(reports[-1].usage.total_tokens, reports[-1].usage.cost_usd)
         self.current = None
-        status = worst([r.status for r in reports])
+        status, code = run_outcome([(r.status, r.exit_code) for r in reports])
         reason = next(
             (f"{r.name}: {r.reason}" for r in reports if r.status == status and r.reason), ""
         )
         if self.signal_name is not None:
             status, reason = Status.cancelled, f"cancelled by {self.signal_name}"
-        allow = all(p.allow_no_changes for p in self.plans)
+            code = exit_code_for(status, signal_name=self.signal_name)
         report = RunReport(
             run_id=self.emitter.run_id,
             recipe=str(self.settings.recipe_path),
             recipe_name=recipe.name,
             status=status,
-            exit_code=exit_code_for(status, allow_no_changes=allow, signal_name=self.signal_name),
+            exit_code=code,
             reason=reason,
             tasks=reports,
             usage=sum_usage(reports),

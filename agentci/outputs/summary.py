@@ -104,6 +104,27 @@ def _test_changes(run: RunReport) -> list[str]:
     return lines
 
 
+def _guards(run: RunReport) -> list[str]:
+    """The guards that failed, and the files agentci reverted (they are not in the patch)."""
+    lines: list[str] = []
+    for t in run.tasks:
+        broken = [g for g in (t.extra.get("guards") or []) if not g.get("passed")]
+        if not broken:
+            continue
+        title = "Guards" if len(run.tasks) == 1 else f"Guards: {_cell(t.name)}"
+        lines += [f"### {title}", ""]
+        for g in broken:
+            line = f"- **{_cell(g['name'])}**: {_cell(g.get('message') or 'violated')}"
+            reverted = g.get("reverted") or []
+            if reverted:
+                shown = ", ".join(f"`{_cell(p)}`" for p in reverted[:MAX_FILES])
+                more = f" and {len(reverted) - MAX_FILES} more" if len(reverted) > MAX_FILES else ""
+                line += f"; reverted, not in the patch: {shown}{more}"
+            lines.append(line)
+        lines.append("")
+    return lines
+
+
 def render_summary(run: RunReport) -> str:
     """The summary as markdown."""
     status = _status(run.status)
@@ -131,6 +152,7 @@ def render_summary(run: RunReport) -> str:
 
     lines += _test_changes(run)
     lines += why_lines(run, WORDING)
+    lines += _guards(run)
     files = changed_files(run)
     lines.append(f"### Changed files ({len(files)})")
     lines.append("")

@@ -32,10 +32,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentci.errors import InvalidInput
 from agentci.events import types as ev
 from agentci.outcome import Status
+from agentci.recipe.schema import Verify
 from agentci.tempdirs import make_temp_dir
 from agentci.verify.compare import Changes, compare, merge_rerun
+from agentci.verify.diagnose import cannot_run
 from agentci.verify.feedback import guard_feedback, tail, template_vars, verify_feedback
 from agentci.verify.guards import (
     PATH_GUARDS,
@@ -84,6 +87,7 @@ class ChangeCheck:
         self.last_run: VerifyRun | None = None
         self.changes: Changes | None = None
         self.guard_results: list[GuardResult] = []
+        self.reverted: dict[str, list[str]] = {}  # guard → every file it reverted, this task
         self.failure: str | None = None
         self.skipped = False
         self.results: list[ev.VerifyResult] = []
@@ -100,6 +104,11 @@ class ChangeCheck:
         )
         self.baseline_run = run
         self._record(run, "baseline", 0, None)
+        why = cannot_run_reason(run, self.verify)
+        if why is not None:  # no model can fix the recipe's own command: refuse, send nothing
+            raise InvalidInput(
+                f"verify.command cannot run: {run.command}: {why}\n{tail(run.output)}".rstrip()
+            )
         if run.passed and self.verify.skip_if_passing:
             self.skipped = True
             return False
@@ -141,6 +150,7 @@ class ChangeCheck:
         assert self.tracker is not None
         baseline = self.tracker.baseline
         results = await asyncio.to_thread(revert_refused, self.guards, baseline, change)
+        self._note_reverts(results)
         if not any(r.reverted for r in results):
             return results
         self.tracker.workspace_changed()
@@ -220,7 +230,31 @@ class ChangeCheck:
         report.verify = list(self.results)
         report.extra["verify"] = self.summary()
         if self.has_guards:
-            report.extra["guards"] = [g.as_dict() for g in self.guard_results]
+            report.extra["guards"] = [self._with_reverts(g).as_dict() for g in self.guard_results]
+
+    def _note_reverts(self, results: list[GuardResult]) -> None:
+        """Each revert is an ``error`` event (kind ``guard_reverted``), remembered for the
+        guard's testcase and summary.md."""
+        for r in results:
+            if r.reverted:
+                done = self.reverted.setdefault(r.name, [])
+                done.extend(p for p in r.reverted if p not in done)
+                files = ", ".join(r.reverted)
+                self.emit(
+                    ev.Error(
+                        kind="guard_reverted",
+                        message=f"guard {r.name} reverted {len(r.reverted)} file(s), "
+                        f"not in the patch: {files}",
+                    )
+                )
+
+    def _with_reverts(self, result: GuardResult) -> GuardResult:
+        """A guard that reverted a file during the task failed, even if it is clean now."""
+        done = self.reverted.get(result.name)
+        if not done:
+            return result
+        message = result.message or f"{len(done)} changed file(s) refused: {', '.join(done)}"
+        return GuardResult(result.name, False, message, sorted(set(result.paths) | set(done)), done)
 
     def summary(self) -> dict[str, Any] | None:
         """``extra.verify`` in result.json: baseline, attempts and the per-test changes."""
@@ -265,6 +299,22 @@ class ChangeCheck:
         )
         self.results.append(event)
         self.emit(event)
+
+
+def cannot_run_reason(run: VerifyRun, verify: Verify) -> str | None:
+    """Why the verify command cannot run at all (None when it ran): the shell could not find
+    or execute it (exit 127 / 126), or ``runner: pytest`` produced no JUnit report (it did
+    not run pytest). Checked on the baseline run, before the model is called."""
+    if run.timed_out:
+        return None
+    if run.exit_code in (126, 127):
+        said = cannot_run(run.exit_code, run.output) or f"exit {run.exit_code}"
+        return said.removeprefix("the verify command could not run: ")
+    if verify.runner == "pytest" and not run.junit_found:
+        if run.junit_problem.startswith("could not read"):
+            return f"runner: pytest, but {run.junit_problem}"
+        return "runner: pytest, but the command wrote no JUnit report: it did not run pytest"
+    return None
 
 
 def _message(message: str, detail: str) -> str:
