@@ -4,6 +4,7 @@ needs when it runs, so ``agentci --version`` stays fast (no google-genai import)
 from __future__ import annotations
 
 import gc
+import os
 
 import click
 
@@ -29,8 +30,22 @@ cli.add_command(validate_command)
 cli.add_command(schema_command)
 
 
+def _reserve_std_fds() -> None:
+    """Open /dev/null on a closed stdin, stdout or stderr, so no file agentci opens later (the
+    event log, a tool's pipe) can take fd 0, 1 or 2 and receive what was meant for them."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+
+
 def main() -> None:
     """Entry point of the ``agentci`` console script."""
+    _reserve_std_fds()
     try:
         cli(prog_name="agentci")
     finally:

@@ -1,7 +1,10 @@
 """Where events go: the JSONL log, the console, GitHub annotations.
 
 The :class:`Emitter` stamps every event (``seq``, ``ts``, ``run_id``, ``task``) and hands
-the same object to each sink. A sink never raises into the loop.
+the same object to each sink. A console that cannot be written (a closed pipe such as
+``agentci run --format jsonl | head -1``, a closed stdout or stderr) never changes the outcome:
+that sink is dropped with one note (an ``error`` event, kind ``console_unavailable``) and the
+run goes on; only the JSONL log (``essential``) is an output whose failure counts.
 """
 
 from __future__ import annotations
@@ -15,12 +18,33 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-from agentci.events.types import Event
+from agentci.events.types import Error, Event, RunFinished
 
 
 class Sink(Protocol):
     def write(self, event: Event) -> None: ...
     def close(self) -> None: ...
+
+
+def tell(line: str) -> None:
+    """One line on stderr, if there is a stderr to write to (it may be closed)."""
+    try:
+        if sys.stderr is not None:
+            print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+def _silence(stream: Any) -> None:
+    """Point a failed console stream at /dev/null, so the interpreter's last flush of what is
+    still buffered cannot fail at exit (which would print a warning and exit 120)."""
+    try:
+        fd = stream.fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, fd)
+        os.close(null)
+    except (AttributeError, OSError, ValueError):
+        pass
 
 
 def _identity(value: Any) -> Any:
@@ -48,14 +72,43 @@ class Emitter:
         stamped = event.model_copy(
             update={"seq": self.seq, "ts": utc_now(), "run_id": self.run_id, "task": task}
         )
+        failed: list[tuple[Sink, Exception]] = []
         for sink in self.sinks:
-            sink.write(stamped)
+            try:
+                sink.write(stamped)
+            except Exception as err:  # noqa: BLE001 - a console must not end the run
+                if getattr(sink, "essential", False):
+                    raise
+                failed.append((sink, err))
         self.last = stamped
+        for sink, err in failed:
+            self._drop(sink, err, last=isinstance(event, RunFinished))
         return stamped
+
+    def _drop(self, sink: Sink, err: Exception, *, last: bool) -> None:
+        """Stop writing to a console that failed, and say so once in the other sinks (on
+        stderr instead when the failed event was ``run_finished``, which stays the last line)."""
+        self.sinks.remove(sink)
+        stream = getattr(sink, "stream", None)
+        _silence(stream)
+        where = getattr(stream, "name", None) or "a closed stream"
+        message = (
+            f"{type(sink).__name__} on {where} dropped ({type(err).__name__}: {err}); "
+            "the run, events.jsonl and the outputs are not affected"
+        )
+        if last:
+            tell(f"agentci: {message}")
+        else:
+            self.emit(Error(kind="console_unavailable", message=message))
 
     def close(self) -> None:
         for sink in self.sinks:
-            sink.close()
+            try:
+                sink.close()
+            except Exception:  # noqa: BLE001 - same rule as emit: only the log counts
+                if getattr(sink, "essential", False):
+                    raise
+                _silence(getattr(sink, "stream", None))
 
 
 def write_whole_line(fd: int, data: bytes) -> None:
@@ -78,6 +131,8 @@ class JsonlSink:
     A run killed at any moment leaves a file whose every complete line parses.
     ``redact`` is applied to the event's data before it is serialised.
     """
+
+    essential = True  # the log is an output: failing to write it is not a console problem
 
     def __init__(self, path: Path, *, redact: Callable[[Any], Any] = _identity) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -8,10 +8,10 @@ and, when the run had started, an ``error`` event, the outputs and ``run_finishe
 
 from __future__ import annotations
 
-import sys
 import traceback
 from typing import TYPE_CHECKING, Any
 
+from agentci.events.sinks import tell
 from agentci.outcome import Status, exit_code_for
 
 if TYPE_CHECKING:
@@ -33,9 +33,9 @@ def crash_exit(err: BaseException, *, runner: Runner | None = None, redactor: An
     tb = traceback.format_exc()
     try:
         line = f"agentci: internal error (a bug in agentci): {type(err).__name__}: {err}"
-        print(_redact(redactor, line), file=sys.stderr)
-        print(_redact(redactor, tb), file=sys.stderr)
-    except Exception:  # noqa: BLE001 - stderr may be gone; the exit code still tells
+        tell(_redact(redactor, line))
+        tell(_redact(redactor, tb))
+    except Exception:  # noqa: BLE001 - the redactor failed; the exit code still tells
         pass
     if runner is None:
         return INTERNAL_ERROR

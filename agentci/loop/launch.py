@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agentci.errors import InvalidInput
-from agentci.events.sinks import Emitter, JsonlSink, Sink, StreamJsonlSink, open_console_sink
+from agentci.events.sinks import (
+    Emitter,
+    JsonlSink,
+    Sink,
+    StreamJsonlSink,
+    open_console_sink,
+    tell,
+)
 from agentci.events.types import RunFinished
 from agentci.loop.runner import Runner, finish_run, new_run_id
 from agentci.loop.task import RunSettings
@@ -127,10 +134,10 @@ def _launch(opts: LaunchOptions) -> int:
     finally:
         emitter.close()
     if opts.record is not None and not opts.quiet:
-        print(_replay_hint(opts.record, opts.recipe, len(plans)), file=sys.stderr)
+        tell(_replay_hint(opts.record, opts.recipe, len(plans)))
     if opts.quiet and report.exit_code != 0:  # quiet, but a failure is never silent
         reason = f": {redactor.redact(report.reason)}" if report.reason else ""
-        print(f"agentci: {report.status.value} (exit {report.exit_code}){reason}", file=sys.stderr)
+        tell(f"agentci: {report.status.value} (exit {report.exit_code}){reason}")
     return report.exit_code
 
 
@@ -183,11 +190,11 @@ def invalid_input_exit(opts: LaunchOptions, out_dir: Path, message: str, redacto
     from agentci.outputs.outdir import prepare_out_dir
 
     for line in redactor.redact(message).splitlines() or [""]:
-        print(f"agentci: error: {line}", file=sys.stderr)
+        tell(f"agentci: error: {line}")
     try:
         out_dir = prepare_out_dir(out_dir)
     except (OSError, InvalidInput) as err:
-        print(f"agentci: error: no outputs written: {err}", file=sys.stderr)
+        tell(f"agentci: error: no outputs written: {err}")
         return 2
     emitter = Emitter(new_run_id(), _sinks(opts, out_dir, redactor, console=False))
     name = opts.recipe.stem

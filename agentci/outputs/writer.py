@@ -16,13 +16,11 @@ minimal file, and the other outputs are still written.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import logging
 import os
 import re
-import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
@@ -113,8 +111,9 @@ def _safely(
 
 
 def _warn(line: str) -> None:
-    with contextlib.suppress(Exception):  # stderr closed: nothing left to tell
-        print(line, file=sys.stderr)
+    from agentci.events.sinks import tell
+
+    tell(line)
 
 
 def write_outputs(
