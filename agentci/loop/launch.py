@@ -161,28 +161,46 @@ def _outputs_dir(recipe_path: Path) -> Path:
 
 
 async def _run_with_signals(runner: Runner) -> RunReport:
-    loop = asyncio.get_running_loop()
+    """Run with SIGINT / SIGTERM handlers for the rest of the process (see :func:`on_signals`)."""
+    on_signals(runner, asyncio.get_running_loop())
+    return await runner.run()
 
-    def on_signal(name: str) -> None:
+
+def on_signals(runner: Runner, loop: asyncio.AbstractEventLoop) -> None:
+    """Install SIGINT / SIGTERM handlers that stay until the process exits.
+
+    The first signal cancels the run (in the event loop: the running task, or the writing of the
+    outputs). A second one exits at once, with the code of the first (kills the tools' process
+    groups, ends the log with ``run_finished``). Once the outputs are written
+    (``runner.committed``), a signal changes nothing: the process exits with the code
+    result.json holds. The handlers are plain ``signal.signal`` ones rather than the loop's, so
+    no window opens when the loop closes in which a signal could end the process differently.
+    """
+
+    def handler(signum: int, frame: object) -> None:
+        if runner.committed:
+            return
+        name = signal.Signals(signum).name
         if runner.signal_name is not None:  # the second signal: leave now
-            code = exit_code_for(Status.cancelled, signal_name=name)
-            from agentci.tools.process import kill_running_groups
-
-            kill_running_groups()  # no tool outlives agentci, even now
-            with contextlib.suppress(Exception):  # one last line keeps the log honest
-                runner.emitter.emit(
-                    RunFinished(status="cancelled", exit_code=code, reason=f"second {name}")
-                )
-            os._exit(code)
-        runner.cancel(name)
+            _exit_now(runner)
+        runner.signal_name = name
+        with contextlib.suppress(RuntimeError):  # the loop has closed: the end is being written
+            loop.call_soon_threadsafe(runner.cancel, name)
 
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, on_signal, sig.name)
-    try:
-        return await runner.run()
-    finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
+        signal.signal(sig, handler)
+
+
+def _exit_now(runner: Runner) -> None:
+    from agentci.tools.process import kill_running_groups
+
+    code = exit_code_for(Status.cancelled, signal_name=runner.signal_name)
+    kill_running_groups()  # no tool outlives agentci, even now
+    with contextlib.suppress(Exception):  # one last line keeps the log honest
+        runner.emitter.emit(
+            RunFinished(status="cancelled", exit_code=code, reason="a second signal")
+        )
+    os._exit(code)
 
 
 def invalid_input_exit(opts: LaunchOptions, out_dir: Path, message: str, redactor: Any) -> int:

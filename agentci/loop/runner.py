@@ -2,10 +2,16 @@
 
 Whatever ends the run — success, a failed task, a budget, a signal, a bug — the runner
 writes patch, JUnit, result.json and summary, and the last event is ``run_finished``.
+
+The run's end is decided once: the outputs are written off the event loop (a large patch takes
+seconds to redact), so a signal that comes meanwhile still cancels the run — the writer stops
+between two files and the run ends ``cancelled`` with the outputs that could be written. Once
+the outputs are written (:attr:`Runner.committed`), nothing changes the status or exit code.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 import uuid
@@ -18,6 +24,7 @@ from agentci.loop.budget import RunTotals
 from agentci.loop.plan import TaskPlan
 from agentci.loop.task import RunSettings, TaskRun
 from agentci.outcome import Status, exit_code_for, run_outcome
+from agentci.outputs.redact import Redactor
 from agentci.outputs.report import RunReport, TaskReport
 from agentci.outputs.writer import write_outputs
 
@@ -53,7 +60,7 @@ class Runner:
         *,
         out_dir: Path,
         emitter: Emitter,
-        redactor: object,
+        redactor: Redactor,
     ) -> None:
         self.settings = settings
         self.plans = plans
@@ -62,12 +69,19 @@ class Runner:
         self.redactor = redactor
         self.signal_name: str | None = None
         self.current: TaskRun | None = None
+        self.committed = False  # the outputs hold the final status: no signal changes it now
+        self._writing: asyncio.Future[list[str]] | None = None
 
     def cancel(self, signal_name: str) -> None:
-        """Stop the running task; the tasks not started yet are not run."""
+        """Stop the running task (the tasks not started yet are not run), or the writing of
+        the outputs; ignored once the outputs are written."""
+        if self.committed:
+            return
         self.signal_name = self.signal_name or signal_name
         if self.current is not None:
             self.current.cancel(signal_name)
+        if self._writing is not None and not self._writing.done():
+            self._writing.cancel()
 
     async def run(self) -> RunReport:
         """Run every task, write the outputs, emit ``run_finished``; return the report."""
@@ -113,14 +127,63 @@ class Runner:
             usage=sum_usage(reports),
             duration_ms=int((time.monotonic() - started) * 1000),
         )
-        finish_run(
-            report, patches, out_dir=self.out_dir, emitter=self.emitter, redactor=self.redactor
-        )
+        await self._finish(report, patches)
         return report
+
+    async def _finish(self, report: RunReport, patches: dict[str, str]) -> None:
+        """Write the outputs off the event loop, then ``run_finished`` (see the module doc)."""
+        from agentci.loop.offloop import off_loop
+        from agentci.outputs.writer import Gate
+
+        gate = Gate()
+        out, rd = self.out_dir, self.redactor
+        job = off_loop(lambda: write_outputs(out, report, patches, rd, gate), name="outputs")
+        self._writing = asyncio.ensure_future(job)
+        try:
+            failed = await self._writing
+        except asyncio.CancelledError:
+            if self.signal_name is None:
+                raise
+            gate.close()  # the writer thread writes no further file
+            report.status = Status.cancelled
+            report.exit_code = exit_code_for(Status.cancelled, signal_name=self.signal_name)
+            report.reason = f"cancelled by {self.signal_name} while the outputs were written"
+            self.emitter.emit(ev.UserCancelled(signal=self.signal_name))
+            failed = write_outputs(out, report, None, rd, step_summary=False)
+        finally:
+            self._writing = None
+        if failed and report.status is not Status.cancelled:
+            _mark_unwritten(report, failed, self.emitter)
+            with contextlib.suppress(Exception):
+                write_outputs(out, report, None, rd, step_summary=False)
+        self.committed = True
+        self.emitter.emit(_run_finished(report))
+
+
+def _mark_unwritten(report: RunReport, failed: list[str], emitter: Emitter) -> None:
+    """An output that could not be written makes the run ``internal_error`` (70)."""
+    reason = "writing outputs failed: " + "; ".join(failed)
+    emitter.emit(ev.Error(kind="internal_error", message=reason))
+    report.status, report.exit_code, report.reason = Status.internal_error, 70, reason
+
+
+def _run_finished(report: RunReport) -> ev.RunFinished:
+    return ev.RunFinished(
+        status=report.status.value,
+        exit_code=report.exit_code,
+        reason=report.reason,
+        usage=report.usage,
+        duration_ms=report.duration_ms,
+    )
 
 
 def finish_run(
-    report: RunReport, patches: dict[str, str], *, out_dir: Path, emitter: Emitter, redactor: object
+    report: RunReport,
+    patches: dict[str, str],
+    *,
+    out_dir: Path,
+    emitter: Emitter,
+    redactor: Redactor,
 ) -> None:
     """Write the outputs, then the final ``run_finished`` event. An output that could not be
     written makes the run ``internal_error`` (70): a pipeline must not read success from a run
@@ -130,17 +193,7 @@ def finish_run(
     except Exception as err:  # noqa: BLE001 - report the failure honestly, still finish
         failed = [f"{type(err).__name__}: {err}"]
     if failed:
-        reason = "writing outputs failed: " + "; ".join(failed)
-        emitter.emit(ev.Error(kind="internal_error", message=reason))
-        report.status, report.exit_code, report.reason = Status.internal_error, 70, reason
+        _mark_unwritten(report, failed, emitter)
         with contextlib.suppress(Exception):
             write_outputs(out_dir, report, patches, redactor)
-    emitter.emit(
-        ev.RunFinished(
-            status=report.status.value,
-            exit_code=report.exit_code,
-            reason=report.reason,
-            usage=report.usage,
-            duration_ms=report.duration_ms,
-        )
-    )
+    emitter.emit(_run_finished(report))

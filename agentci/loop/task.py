@@ -66,14 +66,18 @@ class TaskRun:
         self.tracker: ChangeTracker | None = None  # snapshots since the baseline (after setup
         # and the baseline verify)
         self.patch_base: str | None = None  # what the patch applies to, when it is not obvious
+        self._patching: asyncio.Future[tuple[Change, Patch]] | None = None
+        self._completed = False  # the work ended by itself (no stop, no signal, no error)
         self.check: ChangeCheck | None = None  # verify + guards (agentci/verify), once ready
         self.budget = BudgetTracker(plan.budget, total=settings.totals, pricing=plan.model.pricing)
 
     def cancel(self, signal_name: str) -> None:
-        """Stop the model call or tool that is running; the task ends ``cancelled``."""
+        """Stop the model call or tool that is running, or the taking of the patch; the task
+        ends ``cancelled``."""
         self.signal_name = self.signal_name or signal_name
-        if self._work is not None and not self._work.done():
-            self._work.cancel()
+        for job in (self._work, self._patching):
+            if job is not None and not job.done():
+                job.cancel()
 
     async def run(self) -> TaskReport:
         """Run the task and report how it ended (never raises, except a second signal)."""
@@ -97,7 +101,7 @@ class TaskRun:
                 lock_workspace(workspace.path)
             self._work = asyncio.ensure_future(self._work_on(workspace.path))
             await self.budget.guard_wall(self._work)  # the wall clock cancels the work
-            report.status, report.reason = await self._finished_status()
+            self._completed = True  # success or no_changes: decided once the patch is taken
         except asyncio.CancelledError:
             if self.signal_name is None:
                 raise
@@ -146,11 +150,11 @@ class TaskRun:
         else:
             self.emit(ev.Error(kind=stop.status, message=stop.reason))
 
-    async def _finished_status(self) -> tuple[Status, str]:
+    def _finished_status(self, changed: bool) -> tuple[Status, str]:
         verdict = self.check.verdict() if self.check is not None else None
         if verdict is not None:  # verify failed / regressed / guard broken, or nothing to fix
             return verdict
-        if self.tracker is not None and not (await self.tracker.change()).empty:
+        if changed:
             return Status.success, ""
         return Status.no_changes, "the model finished without changing any file"
 
@@ -171,7 +175,8 @@ class TaskRun:
             )
 
     async def _finish(self, report: TaskReport, started: float) -> None:
-        """Fill in the report from the state and the workspace, whatever happened."""
+        """Fill in the report from the state and the workspace, whatever happened. A signal
+        while the patch is taken (seconds for a large change) cancels the task."""
         state = self.state
         report.turns = state.turns
         report.tool_calls = state.tool_calls
@@ -184,20 +189,36 @@ class TaskRun:
             try:
                 if self.check is not None:  # reverts what the guards refuse, before the patch
                     await self.check.finish(report)
-                change = await tracker.change()
-                patch = await tracker.patch()
+                self._patching = asyncio.ensure_future(_change_and_patch(tracker))
+                change, patch = await self._patching
                 report.changed_files = change.files
                 self._report_change(report, change, patch)
+                if self._completed:
+                    report.status, report.reason = self._finished_status(not change.empty)
+            except asyncio.CancelledError:
+                if self.signal_name is None:
+                    raise
+                if report.status is not Status.cancelled:
+                    report.status = Status.cancelled
+                    report.reason = f"cancelled by {self.signal_name} while the patch was taken"
+                    self.emit(ev.UserCancelled(signal=self.signal_name))
             except Exception as err:  # noqa: BLE001 - a broken workspace must not lose the report
                 self.emit(
-                    ev.Error(kind="internal_error", message=f"could not compute the patch: {err}")
+                    ev.Error(
+                        kind="internal_error",
+                        message=f"could not compute the patch: {err}",
+                        traceback=traceback.format_exc(),
+                    )
                 )
-                if report.status is Status.success:
+                if self._completed:
                     report.status, report.reason = Status.internal_error, str(err)
             finally:
                 tracker.cleanup()
-        elif self.check is not None:
-            await self.check.finish(report)
+        else:
+            if self.check is not None:
+                await self.check.finish(report)
+            if self._completed:
+                report.status, report.reason = self._finished_status(False)
         report.exit_code = exit_code_for(
             report.status, allow_no_changes=self.plan.allow_no_changes, signal_name=self.signal_name
         )
@@ -392,3 +413,7 @@ class TaskRun:
                 tail = result.output[-2000:]
                 why = "timed out" if result.timed_out else f"exit {result.exit_code}"
                 raise InvalidInput(f"setup command failed ({why}): {command}\n{tail}")
+
+
+async def _change_and_patch(tracker: ChangeTracker) -> tuple[Change, Patch]:
+    return await tracker.change(), await tracker.patch()

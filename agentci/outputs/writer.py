@@ -12,11 +12,15 @@ strings (so secrets are caught before XML/JSON escaping could hide them) and eac
 text. A patch is redacted in its added lines only (:meth:`Redactor.redact_patch`), so it still
 applies; the task has already masked them and said so (``patch_redacted``). A writer that fails for any reason is logged and replaced by a
 minimal file, and the other outputs are still written.
+
+The runner calls it in a child process (agentci.outputs.child), so a signal is handled while a
+large patch is redacted.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import logging
 import os
@@ -117,10 +121,16 @@ def _warn(line: str) -> None:
 
 
 def write_outputs(
-    out_dir: Path, run: RunReport, patches: dict[str, str], redactor: Redactor
+    out_dir: Path,
+    run: RunReport,
+    patches: dict[str, str] | None,
+    redactor: Redactor,
+    *,
+    step_summary: bool = True,
 ) -> list[str]:
     """Write patch(es), junit.xml, result.json and summary.md into ``out_dir``. Never raises;
-    returns the files that could not be written (empty when all were)."""
+    returns the files that could not be written (empty when all were). ``patches=None`` leaves
+    the patch files as they are; ``step_summary=False`` does not append to ``$GITHUB_STEP_SUMMARY`` (a rewrite)."""
     out_dir = Path(out_dir)
     failed: list[str] = []
     try:
@@ -132,8 +142,10 @@ def write_outputs(
         safe_run = dataclasses.replace(run, tasks=[], reason=redactor.redact(str(run.reason)))
 
     prd = _PatchRedactor(redactor)
-    names = [t.name for t in run.tasks] or list(patches)
-    if len(names) <= 1:
+    names = [t.name for t in run.tasks] or list(patches or {})
+    if patches is None:
+        pass
+    elif len(names) <= 1:
         patch = patches.get(names[0], "") if names else ""
         failed.append(
             _safely("patch.diff", out_dir / "patch.diff", lambda: patch, "", prd, keep_bytes=True)
@@ -143,7 +155,14 @@ def write_outputs(
             target = out_dir / "tasks" / task_dir_name(name) / "patch.diff"
             text = patches.get(name, "")
             failed.append(
-                _safely(f"patch.diff of {name}", target, lambda t=text: t, "", prd, keep_bytes=True)
+                _safely(
+                    f"patch.diff of {name}",
+                    target,
+                    functools.partial(str, text),
+                    "",
+                    prd,
+                    keep_bytes=True,
+                )  # fmt: skip
             )
 
     status = getattr(run.status, "value", str(run.status))
@@ -185,7 +204,8 @@ def write_outputs(
             redactor,
         )
     )
-    _append_step_summary(out_dir / "summary.md")
+    if step_summary:
+        _append_step_summary(out_dir / "summary.md")
     return [f for f in failed if f]
 
 

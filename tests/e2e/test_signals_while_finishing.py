@@ -1,0 +1,76 @@
+"""Signals are honoured while the patch is taken and the outputs are written (issue 10 §2).
+
+Both are slow for a large change (git diff, then redaction of every line), and used to run on
+the event loop: a SIGTERM was ignored until they were done, and the run then exited 0. Now the
+run ends ``cancelled`` (143) at once, with the outputs that could be written saying so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import yaml
+from e2e_scenario import jsonl_lines, make_case, shell_call, wait_for
+
+CONTRACT_SECONDS = 5.0
+ALLOW_SEQ = {"policy": {"rules": [{"tool": "run_shell_command", "command": "seq", "decision": "allow"}]}}  # fmt: skip
+
+
+def _stop(proc: subprocess.Popen[str]) -> tuple[int, float]:
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    try:
+        return proc.wait(timeout=60), time.monotonic() - sent
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # e.g. a git diff the run abandoned
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _assert_cancelled(out: Path, code: int) -> None:
+    assert code == 143
+    events = jsonl_lines(out / "events.jsonl")
+    last = events[-1]
+    assert (last["type"], last["status"], last["exit_code"]) == ("run_finished", "cancelled", 143)
+    assert any(e["type"] == "user_cancelled" and e["signal"] == "SIGTERM" for e in events)
+    result = yaml.safe_load((out / "result.json").read_text())
+    assert (result["status"], result["exit_code"]) == ("cancelled", 143)
+    assert "cancelled" in (out / "summary.md").read_text()
+
+
+def _events(out: Path) -> list[dict]:
+    try:
+        return jsonl_lines(out / "events.jsonl")
+    except (OSError, ValueError):
+        return []
+
+
+def test_sigterm_while_a_50_mb_patch_is_taken_and_written_exits_143(tmp_path: Path):
+    script = [shell_call("seq 1 7000000 > big.txt"), {"text": "done"}]  # ~54 MB, one new file
+    case = make_case(tmp_path, script, ALLOW_SEQ)
+    proc = case.popen("-q")
+    wait_for(
+        lambda: any(e["type"] == "turn_finished" and e["turn"] == 2 for e in _events(case.out)),
+        timeout=120,
+        what="the model's last turn",
+    )
+    code, took = _stop(proc)
+    assert took < CONTRACT_SECONDS, took
+    _assert_cancelled(case.out, code)
+
+
+def test_sigterm_while_the_outputs_are_written_exits_143(tmp_path: Path):
+    """``$GITHUB_STEP_SUMMARY`` is a FIFO nobody reads: appending to it, the last step of
+    writing the outputs, blocks until the run is cancelled."""
+    fifo = tmp_path / "step-summary"
+    os.mkfifo(fifo)
+    case = make_case(tmp_path, [{"text": "nothing to do"}], {})
+    proc = case.popen("-q", env={"GITHUB_STEP_SUMMARY": str(fifo)})
+    wait_for(lambda: (case.out / "summary.md").is_file(), timeout=60, what="summary.md")
+    code, took = _stop(proc)
+    assert took < CONTRACT_SECONDS, took
+    _assert_cancelled(case.out, code)
