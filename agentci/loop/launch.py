@@ -84,12 +84,13 @@ def _launch(opts: LaunchOptions) -> int:
 
     if not opts.recipe.is_file():  # nothing to run: no outputs either
         what = "is a folder, not a recipe file" if opts.recipe.is_dir() else "no such recipe file"
-        print(f"agentci: error: {opts.recipe}: {what}", file=sys.stderr)
+        tell(f"agentci: error: {opts.recipe}: {what}")
         if os.environ.get("GITHUB_ACTIONS") == "true" and opts.output_format != "jsonl":
             from agentci.outputs.redact import neutralise_workflow_commands
 
             text = neutralise_workflow_commands(f"{opts.recipe}: {what}").replace("%", "%25")
-            print(f"::error title=agentci::agentci invalid_input (exit 2): {text}")
+            with contextlib.suppress(OSError, ValueError):  # a closed stdout changes nothing
+                print(f"::error title=agentci::agentci invalid_input (exit 2): {text}", flush=True)
         return 2
     try:
         from agentci.loop.preflight import check_recipe
