@@ -1,4 +1,4 @@
-"""A console that cannot be written never changes the outcome (issue 10 §2).
+"""A console that cannot be written never changes the outcome (issue 10).
 
 ``agentci run --format jsonl | head -1`` (a pipe whose reader has gone), a closed stdout under
 ``GITHUB_ACTIONS`` and a closed stderr: the failing sink is dropped with one note (an ``error``

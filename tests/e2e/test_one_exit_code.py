@@ -1,4 +1,4 @@
-"""One exit code per run that tells the truth (issue 10 §2), through the real ``agentci`` command.
+"""One exit code per run that tells the truth (issue 10), through the real ``agentci`` command.
 
 * A run of several tasks exits with its worst task's code, each task judged with its own
   ``allow_no_changes``.

@@ -1,4 +1,4 @@
-"""Signals are honoured while the patch is taken and the outputs are written (issue 10 §2).
+"""Signals are honoured while the patch is taken and the outputs are written (issue 10).
 
 Both are slow for a large change (git diff, then redaction of every line), and used to run on
 the event loop: a SIGTERM was ignored until they were done, and the run then exited 0. Now the
