@@ -50,8 +50,10 @@ class RunStarted(_Event):
 
 
 class TaskStarted(_Event):
-    """A task began: its model, workspace and prompt template (rendered after the verify
-    baseline, whose failures it may quote)."""
+    """A task's agent is about to start: its model, workspace and the rendered prompt. Emitted
+    after setup and the baseline verify (the prompt may quote its failures); ``prompt`` is ""
+    when the task ended before its prompt could be rendered (a failed setup, a verify command
+    that cannot run)."""
 
     type: Literal["task_started"] = "task_started"
     model: str

@@ -54,6 +54,7 @@ def crash_exit(err: BaseException, *, runner: Runner | None = None, redactor: An
             exit_code=INTERNAL_ERROR,
             reason=message,
             tasks=[],
+            started_at=runner.started_at,
         )
         patches = {p.name: "" for p in runner.plans}
         finish_run(

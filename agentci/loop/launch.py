@@ -24,6 +24,7 @@ from agentci.events.sinks import (
     StreamJsonlSink,
     open_console_sink,
     tell,
+    utc_now,
 )
 from agentci.events.types import RunFinished
 from agentci.loop.runner import Runner, finish_run, new_run_id
@@ -225,6 +226,7 @@ def invalid_input_exit(opts: LaunchOptions, out_dir: Path, message: str, redacto
         exit_code=2,
         reason=message,
         tasks=[TaskReport(name=name, status=Status.invalid_input, exit_code=2, reason=message)],
+        started_at=utc_now(),
     )
     from agentci.events.types import Error
 

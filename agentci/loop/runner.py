@@ -19,7 +19,7 @@ from pathlib import Path
 
 from agentci import __version__
 from agentci.events import types as ev
-from agentci.events.sinks import Emitter
+from agentci.events.sinks import Emitter, utc_now
 from agentci.loop.budget import RunTotals
 from agentci.loop.plan import TaskPlan
 from agentci.loop.task import RunSettings, TaskRun
@@ -69,6 +69,7 @@ class Runner:
         self.redactor = redactor
         self.signal_name: str | None = None
         self.current: TaskRun | None = None
+        self.started_at = ""  # ISO-8601 UTC, set when the run starts
         self.committed = False  # the outputs hold the final status: no signal changes it now
         self._writing: asyncio.Future[list[str]] | None = None
 
@@ -86,6 +87,7 @@ class Runner:
     async def run(self) -> RunReport:
         """Run every task, write the outputs, emit ``run_finished``; return the report."""
         started = time.monotonic()
+        self.started_at = utc_now()
         recipe = self.settings.recipe
         self.emitter.emit(
             ev.RunStarted(
@@ -126,6 +128,7 @@ class Runner:
             tasks=reports,
             usage=sum_usage(reports),
             duration_ms=int((time.monotonic() - started) * 1000),
+            started_at=self.started_at,
         )
         await self._finish(report, patches)
         return report

@@ -7,7 +7,6 @@ reported and resumed with a follow-up prompt (e.g. verify feedback).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from agentci.events.types import UsageTotals
 from agentci.providers.base import ChunkUsage, Message
@@ -31,7 +30,6 @@ class State:
     tool_calls: int = 0
     usage: UsageTotals = field(default_factory=UsageTotals)
     denials: list[Denial] = field(default_factory=list)
-    read_cache: dict[str, Any] = field(default_factory=dict)
     final_text: str = ""
     last_prompt_tokens: int = 0
 

@@ -68,6 +68,8 @@ class TaskRun:
         self.patch_base: str | None = None  # what the patch applies to, when it is not obvious
         self._patching: asyncio.Future[tuple[Change, Patch]] | None = None
         self._completed = False  # the work ended by itself (no stop, no signal, no error)
+        self._announced = False  # task_started was emitted
+        self._workspace: Path | None = None
         self.check: ChangeCheck | None = None  # verify + guards (agentci/verify), once ready
         self.budget = BudgetTracker(plan.budget, total=settings.totals, pricing=plan.model.pricing)
 
@@ -93,6 +95,7 @@ class TaskRun:
                     update={"path": str(self.settings.workspace_override)}
                 )
             workspace = prepare_workspace(ws_config, base_dir=self.settings.base_dir)
+            self._workspace = workspace.path
             if workspace.isolation == "worktree":
                 self._check_worktree_base(workspace.original)
             elif workspace.isolation == "none":  # one run at a time edits a folder in place
@@ -105,15 +108,19 @@ class TaskRun:
         except asyncio.CancelledError:
             if self.signal_name is None:
                 raise
+            self._started("")
             report.status, report.reason = Status.cancelled, f"cancelled by {self.signal_name}"
             self.emit(ev.UserCancelled(signal=self.signal_name))
         except StopRun as stop:
+            self._started("")
             report.status, report.reason = Status(stop.status), stop.reason
             self._emit_stop(stop)
         except InvalidInput as err:
+            self._started("")
             report.status, report.reason = Status.invalid_input, str(err)
             self.emit(ev.Error(kind="invalid_input", message=str(err)))
         except Exception as err:  # noqa: BLE001 - any bug ends the task as internal_error
+            self._started("")
             report.status, report.reason = Status.internal_error, f"{type(err).__name__}: {err}"
             self.emit(
                 ev.Error(
@@ -121,6 +128,7 @@ class TaskRun:
                 )
             )
         finally:
+            self._started("")  # the task ended before its prompt was rendered
             await self._finish(report, started)
             if workspace is not None:
                 workspace.cleanup()
@@ -323,11 +331,6 @@ class TaskRun:
             readonly=policy.sandbox_readonly(),
         )
         provider = self._provider()
-        self.emit(
-            ev.TaskStarted(
-                model=plan.model.name, workspace=str(workspace), prompt=plan.prompt_template
-            )
-        )
         if warning:
             self.emit(ev.Error(kind="sandbox_unavailable", message=warning))
         hidden = hidden_by_private_tmp(os.environ) if sandbox is not None else None
@@ -340,7 +343,6 @@ class TaskRun:
             workspace=workspace,
             env=env,
             timeout_seconds=plan.budget.tool_timeout_seconds,
-            read_cache=self.state.read_cache,
             sandbox=sandbox,
         )
         session = Session(
@@ -362,16 +364,27 @@ class TaskRun:
 
         check = self.check
         assert check is not None
-        if not await check.before_agent():
+        ready = await check.before_agent()
+        prompt: str | None = self.plan.render_prompt(extra=check.prompt_vars())
+        self._started(prompt or "")
+        if not ready:
             return  # the baseline already passes: nothing to fix, no tokens spent
         self.tracker = await ChangeTracker.start(workspace, exclude=self._excluded(workspace))
         check.tracker = self.tracker
-        prompt: str | None = self.plan.render_prompt(extra=check.prompt_vars())
         while prompt is not None:
             self.tracker.agent_started()
             async for event in session.run(prompt):
                 self.emit(event)
             prompt = await check.after_agent()
+
+    def _started(self, prompt: str) -> None:
+        """``task_started``, once, with the rendered prompt — known after setup and the baseline
+        verify, whose results it may quote ("" when the task ended before its prompt)."""
+        if self._announced:
+            return
+        self._announced = True
+        workspace = str(self._workspace) if self._workspace is not None else ""
+        self.emit(ev.TaskStarted(model=self.plan.model.name, workspace=workspace, prompt=prompt))
 
     def _provider(self) -> Provider:
         if self.settings.provider_factory is not None:

@@ -38,10 +38,6 @@ if TYPE_CHECKING:
 SYNTHETIC_ID_PREFIX = "agentci-"
 
 
-def _sig_to_wire(signature: str | None) -> str | None:
-    return signature or None
-
-
 def _sig_from_sdk(raw: bytes | str | None) -> str | None:
     if raw is None:
         return None

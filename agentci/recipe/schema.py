@@ -87,7 +87,6 @@ class Parameter(_Strict):
     default: str | int | float | bool | None = None
     description: str = ""
     choices: list[str] | None = Field(default=None, description="Allowed values of an enum.")
-    required: bool = False
 
     @model_validator(mode="after")
     def _enum_has_choices(self) -> Parameter:

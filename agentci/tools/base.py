@@ -41,7 +41,6 @@ class ToolContext:
     timeout_seconds: float = 300.0
     output_cap_chars: int = 30_000
     protected: tuple[str, ...] = (".git/**", ".agentci/**")
-    read_cache: dict[str, Any] = field(default_factory=dict)
     sandbox: Any = None
 
 
