@@ -81,8 +81,8 @@ class Emitter:
                     raise
                 failed.append((sink, err))
         self.last = stamped
-        for sink, err in failed:
-            self._drop(sink, err, last=isinstance(event, RunFinished))
+        for sink, error in failed:
+            self._drop(sink, error, last=isinstance(event, RunFinished))
         return stamped
 
     def _drop(self, sink: Sink, err: Exception, *, last: bool) -> None:

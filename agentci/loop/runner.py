@@ -3,9 +3,9 @@
 Whatever ends the run — success, a failed task, a budget, a signal, a bug — the runner
 writes patch, JUnit, result.json and summary, and the last event is ``run_finished``.
 
-The run's end is decided once: the outputs are written off the event loop (a large patch takes
-seconds to redact), so a signal that comes meanwhile still cancels the run — the writer stops
-between two files and the run ends ``cancelled`` with the outputs that could be written. Once
+The run's end is decided once: the outputs are written by a child process (a large patch takes
+seconds to redact), so a signal that comes meanwhile still cancels the run — the child is killed
+and the run ends ``cancelled`` with the outputs that could be written. Once
 the outputs are written (:attr:`Runner.committed`), nothing changes the status or exit code.
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 import uuid
 from pathlib import Path
@@ -104,7 +105,9 @@ class Runner:
         for plan in self.plans:
             if self.signal_name is not None:
                 break
-            task = TaskRun(plan, self.settings, lambda e, n=plan.name: self.emitter.emit(e, task=n))
+            task = TaskRun(
+                plan, self.settings, functools.partial(self.emitter.emit, task=plan.name)
+            )
             self.current = task
             reports.append(await task.run())
             patches[plan.name] = task.patch
@@ -135,19 +138,17 @@ class Runner:
 
     async def _finish(self, report: RunReport, patches: dict[str, str]) -> None:
         """Write the outputs off the event loop, then ``run_finished`` (see the module doc)."""
-        from agentci.loop.offloop import off_loop
-        from agentci.outputs.writer import Gate
+        from agentci.outputs.child import write_outputs_in_child
 
-        gate = Gate()
         out, rd = self.out_dir, self.redactor
-        job = off_loop(lambda: write_outputs(out, report, patches, rd, gate), name="outputs")
-        self._writing = asyncio.ensure_future(job)
+        self._writing = asyncio.ensure_future(write_outputs_in_child(out, report, patches, rd))
         try:
             failed = await self._writing
+            if self.signal_name is not None:  # the signal ended the writer before we saw it
+                raise asyncio.CancelledError
         except asyncio.CancelledError:
             if self.signal_name is None:
                 raise
-            gate.close()  # the writer thread writes no further file
             report.status = Status.cancelled
             report.exit_code = exit_code_for(Status.cancelled, signal_name=self.signal_name)
             report.reason = f"cancelled by {self.signal_name} while the outputs were written"

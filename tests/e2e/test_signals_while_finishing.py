@@ -14,6 +14,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
 import yaml
 from e2e_scenario import jsonl_lines, make_case, shell_call, wait_for
 
@@ -49,18 +50,28 @@ def _events(out: Path) -> list[dict]:
         return []
 
 
-def test_sigterm_while_a_50_mb_patch_is_taken_and_written_exits_143(tmp_path: Path):
+def _after_turn_2(events: list[dict]) -> bool:
+    return any(e["type"] == "turn_finished" and e["turn"] == 2 for e in events)
+
+
+def _after_the_task(events: list[dict]) -> bool:
+    return any(e["type"] == "task_finished" for e in events)
+
+
+@pytest.mark.parametrize(
+    "ready",
+    [_after_turn_2, _after_the_task],
+    ids=["while-the-patch-is-taken", "while-it-is-written"],
+)
+def test_sigterm_during_a_50_mb_patch_exits_143(tmp_path: Path, ready):
     script = [shell_call("seq 1 7000000 > big.txt"), {"text": "done"}]  # ~54 MB, one new file
     case = make_case(tmp_path, script, ALLOW_SEQ)
     proc = case.popen("-q")
-    wait_for(
-        lambda: any(e["type"] == "turn_finished" and e["turn"] == 2 for e in _events(case.out)),
-        timeout=120,
-        what="the model's last turn",
-    )
+    wait_for(lambda: ready(_events(case.out)), timeout=300, what=ready.__name__)
     code, took = _stop(proc)
     assert took < CONTRACT_SECONDS, took
     _assert_cancelled(case.out, code)
+    assert not list(case.out.glob(".*.tmp-*"))  # nothing half-written left behind
 
 
 def test_sigterm_while_the_outputs_are_written_exits_143(tmp_path: Path):
