@@ -12,6 +12,7 @@ import contextlib
 import os
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -127,8 +128,19 @@ def _launch(opts: LaunchOptions) -> int:
         record=opts.record,
     )
     runner = Runner(settings, plans, out_dir=out_dir, emitter=emitter, redactor=redactor)
+
+    def leave_now(report: RunReport) -> None:
+        """A cancelled run is over once its outputs are written: exit without waiting for work
+        it abandoned (a git snapshot in a worker thread would hold up the interpreter's exit)."""
+        emitter.close()
+        _quiet_failure_line(opts, report, redactor)
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(report.exit_code)
+
     try:
-        report = asyncio.run(_run_with_signals(runner))
+        report = asyncio.run(_run_with_signals(runner, leave_now))
     except Exception as err:  # noqa: BLE001 - a bug outside any task: still finish the run
         from agentci.loop.crash import crash_exit
 
@@ -137,10 +149,14 @@ def _launch(opts: LaunchOptions) -> int:
         emitter.close()
     if opts.record is not None and not opts.quiet:
         tell(_replay_hint(opts.record, opts.recipe, len(plans)))
+    _quiet_failure_line(opts, report, redactor)
+    return report.exit_code
+
+
+def _quiet_failure_line(opts: LaunchOptions, report: RunReport, redactor: Any) -> None:
     if opts.quiet and report.exit_code != 0:  # quiet, but a failure is never silent
         reason = f": {redactor.redact(report.reason)}" if report.reason else ""
         tell(f"agentci: {report.status.value} (exit {report.exit_code}){reason}")
-    return report.exit_code
 
 
 def _replay_hint(record: Path, recipe: Path, tasks: int) -> str:
@@ -162,10 +178,16 @@ def _outputs_dir(recipe_path: Path) -> Path:
         return Path(".agentci/out")
 
 
-async def _run_with_signals(runner: Runner) -> RunReport:
-    """Run with SIGINT / SIGTERM handlers for the rest of the process (see :func:`on_signals`)."""
+async def _run_with_signals(
+    runner: Runner, leave_now: Callable[[RunReport], None] | None = None
+) -> RunReport:
+    """Run with SIGINT / SIGTERM handlers for the rest of the process (see :func:`on_signals`);
+    a cancelled run calls ``leave_now`` as soon as its outputs are written."""
     on_signals(runner, asyncio.get_running_loop())
-    return await runner.run()
+    report = await runner.run()
+    if report.status is Status.cancelled and leave_now is not None:
+        leave_now(report)
+    return report
 
 
 def on_signals(runner: Runner, loop: asyncio.AbstractEventLoop) -> None:
