@@ -22,8 +22,10 @@ def parameter_options(func: F) -> F:
     )(func)
 
 
+class _UserError(click.ClickException):
+    exit_code = 2
+
+
 def fail(message: str) -> click.ClickException:
     """A user error: one clear line on stderr, exit 2, never a traceback."""
-    err = click.ClickException(message)
-    err.exit_code = 2
-    return err
+    return _UserError(message)

@@ -134,7 +134,7 @@ class BudgetTracker:
 
     def _token_caps(self, state: State) -> list[tuple[str, float, float]]:
         used = state.usage.total_tokens
-        caps = []
+        caps: list[tuple[str, float, float]] = []
         if self.budget.max_tokens is not None:
             caps.append(("max_tokens", used, self.budget.max_tokens))
         if self.total is not None and self.total.caps.max_tokens is not None:

@@ -209,7 +209,7 @@ def _model_problems(recipe: Recipe, recipe_dir: Path, *, live: bool) -> list[Rec
     problems: list[RecipeError] = []
     for loc, model in _models(recipe):
         bad_name = False
-        names = [(("name",), model.name)]
+        names: list[tuple[tuple[str | int, ...], str]] = [(("name",), model.name)]
         names += [(("fallback", i), name) for i, name in enumerate(model.fallback)]
         for where, name in names:
             if name.startswith(("replay:", "scripted:")) or _LIVE_MODEL.match(name):

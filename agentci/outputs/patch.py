@@ -126,6 +126,7 @@ class ChangeTracker:
         changed since."""
         if self._change is None:
             self._snap, self._change = await asyncio.to_thread(self._take)
+        assert self._change is not None
         return self._change
 
     def _take(self) -> tuple[Snapshot, Change]:

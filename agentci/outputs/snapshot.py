@@ -206,7 +206,7 @@ def _clear_index_bits(pg: PrivateGit) -> None:
 
 
 def _submodules(pg: PrivateGit, top: Path) -> list[Submodule]:
-    out = []
+    out: list[Submodule] = []
     for line in split_z(pg.out(["ls-files", "-s", "-z"])):
         if not line.startswith(GITLINK + " "):
             continue

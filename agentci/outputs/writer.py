@@ -132,7 +132,7 @@ def write_outputs(
     returns the files that could not be written (empty when all were). ``patches=None`` leaves
     the patch files as they are; ``step_summary=False`` does not append to ``$GITHUB_STEP_SUMMARY`` (a rewrite)."""
     out_dir = Path(out_dir)
-    failed: list[str] = []
+    failed: list[str | None] = []
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         safe_run = redact_report(run, redactor)

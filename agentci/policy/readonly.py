@@ -159,8 +159,8 @@ def _escape_hatch(name: str, args: list[str]) -> str | None:
         sub = args[i] if i < len(args) else ""
         if sub not in GIT_READ:
             return f"`git {sub}` is not a read-only git command"
-        bad = next((a for a in args[i + 1 :] if _git_bad(a)), None)
-        return f"git {sub} {bad} can run commands or write files" if bad else None
+        unsafe = next((a for a in args[i + 1 :] if _git_bad(a)), None)
+        return f"git {sub} {unsafe} can run commands or write files" if unsafe else None
     if name == "sed":
         scripts: list[str] = []
         rest = list(args)
@@ -190,8 +190,8 @@ def _escape_hatch(name: str, args: list[str]) -> str | None:
             return "the awk program may run commands or write files"
         return None
     if name == "rg":
-        bad = next((a for a in args if a.startswith(("--pre", "--hostname-bin"))), None)
-        return f"rg {bad} runs commands" if bad else None
+        unsafe = next((a for a in args if a.startswith(("--pre", "--hostname-bin"))), None)
+        return f"rg {unsafe} runs commands" if unsafe else None
     if name == "printf" and args and args[0].startswith("-") and args[0] != "--":
         return "printf -v assigns a shell variable (PATH, for one)"
     if name in ("sort", "uniq", "tree"):

@@ -74,6 +74,11 @@ def _parser() -> Parser:
     return Parser(Language(tree_sitter_bash.language()))
 
 
+def _text(node: Node) -> str:
+    """A syntax node's source text (tree-sitter gives bytes, or None for a missing node)."""
+    return node.text.decode("utf-8", "replace") if node.text is not None else ""
+
+
 def _unescape(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text.replace("\\\n", ""), flags=re.S)
 
@@ -81,7 +86,7 @@ def _unescape(text: str) -> str:
 def literal(node: Node) -> str | None:
     """The value of a word node as the shell would pass it, or None if it expands."""
     t = node.type
-    text = node.text.decode("utf-8", "replace") if node.text is not None else ""
+    text = _text(node) if node.text is not None else ""
     if t in ("word", "number"):
         return None if "$" in text or "`" in text else _unescape(text)
     if t == "raw_string":
@@ -93,7 +98,7 @@ def literal(node: Node) -> str | None:
                 continue
             if c.type != "string_content":
                 return None
-            out.append(_unescape(c.text.decode("utf-8", "replace")))
+            out.append(_unescape(_text(c)))
         return "".join(out)
     if t == "concatenation":
         parts = [literal(c) for c in node.children]
@@ -159,9 +164,9 @@ def _walk(node: Node, out: Analysis, depth: int) -> None:
     if t == "command":
         _command(node, out, depth)
     elif t == "command_substitution":
-        out.shapes.setdefault("command_substitution", node.text.decode("utf-8", "replace"))
+        out.shapes.setdefault("command_substitution", _text(node))
     elif t == "process_substitution":
-        out.shapes.setdefault("process_substitution", node.text.decode("utf-8", "replace"))
+        out.shapes.setdefault("process_substitution", _text(node))
     elif t == "heredoc_redirect":
         out.shapes.setdefault("heredoc", "<<")
     elif t == "file_redirect":
@@ -172,16 +177,16 @@ def _walk(node: Node, out: Analysis, depth: int) -> None:
         _assignment(node, out, field="variable")
     elif t == "compound_statement" and node.children and node.children[0].type == "((":
         for name in _descendants(node, "variable_name"):
-            if DANGEROUS_VARS.match(name.text.decode("utf-8", "replace")):
-                out.shapes.setdefault("dangerous_variable", node.text.decode("utf-8", "replace"))
+            if DANGEROUS_VARS.match(_text(name)):
+                out.shapes.setdefault("dangerous_variable", _text(node))
     for child in node.children:
         _walk(child, out, depth)
 
 
 def _assignment(node: Node, out: Analysis, field: str = "name") -> None:
     name = node.child_by_field_name(field)
-    if name is not None and DANGEROUS_VARS.match(name.text.decode("utf-8", "replace")):
-        out.shapes.setdefault("dangerous_variable", node.text.decode("utf-8", "replace"))
+    if name is not None and DANGEROUS_VARS.match(_text(name)):
+        out.shapes.setdefault("dangerous_variable", _text(node))
 
 
 def _descendants(node: Node, kind: str) -> list[Node]:
@@ -222,7 +227,7 @@ def _command(node: Node, out: Analysis, depth: int) -> None:
             words.append(literal(c.children[0]) if c.children else None)
         elif c.is_named:
             words.append(literal(c))
-    text = node.text.decode("utf-8", "replace")
+    text = _text(node)
     _add(SimpleCommand(words=words, text=text), out, depth)
 
 
@@ -250,7 +255,7 @@ def _add(cmd: SimpleCommand, out: Analysis, depth: int) -> None:
         out.shapes.setdefault("eval", cmd.text)
     if base in SHELLS and _shell_script(cmd) is not False:
         script = _shell_script(cmd)
-        if script is None or depth >= MAX_DEPTH:
+        if not isinstance(script, str) or depth >= MAX_DEPTH:
             out.shapes.setdefault("dynamic_shell", cmd.text)
         else:
             inner = analyze(script, _depth=depth + 1)

@@ -26,7 +26,7 @@ import json
 import logging
 import os
 from collections.abc import AsyncIterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from agentci.errors import InvalidInput, ProviderFailed
 from agentci.providers.base import ModelChunk, ModelRequest, TransientProviderError
@@ -170,7 +170,7 @@ class GeminiProvider:
                 temperature=request.temperature,
                 max_output_tokens=request.max_output_tokens,
                 thinking_config=thinking,
-                tools=tools_to_sdk(request.tools) or None,
+                tools=cast("list[Any]", tools_to_sdk(request.tools)) or None,
                 automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
             )
             self._config_key = key
