@@ -200,9 +200,9 @@ class TaskRun:
                 self._patching = asyncio.ensure_future(_change_and_patch(tracker))
                 change, patch = await self._patching
                 report.changed_files = change.files
-                self._report_change(report, change, patch)
                 if self._completed:
                     report.status, report.reason = self._finished_status(not change.empty)
+                self._report_change(report, change, patch)
             except asyncio.CancelledError:
                 if self.signal_name is None:
                     raise
