@@ -24,12 +24,13 @@ from agentci.loop.budget import BudgetTracker
 from agentci.loop.chat import Chat
 from agentci.loop.session import Session
 from agentci.policy.rules import PolicyEngine
-from agentci.providers.base import ChunkUsage, ModelRequest
+from agentci.providers.base import ModelRequest
 from agentci.providers.scripted import Reply, ScriptedProvider, call
 from agentci.recipe.schema import Budget, ModelConfig, Policy
 from agentci.tools.base import ToolContext
 from agentci.tools.registry import default_tools
 from agentci.tools.scheduler import Scheduler
+from agentci.usage import Usage
 
 
 def make_repo(root: Path) -> Path:
@@ -45,7 +46,7 @@ async def run(turns: int, repo: Path) -> list[float]:
 
     def reply(request: ModelRequest, index: int) -> Reply:
         stamps.append(time.perf_counter())
-        usage = ChunkUsage(prompt_tokens=1000 + 300 * index, output_tokens=20)  # no estimate
+        usage = Usage(prompt_tokens=1000 + 300 * index, output_tokens=20)  # no estimate
         if index + 1 >= turns:
             return Reply(text="done", usage=usage)
         return Reply(calls=[call("read_file", file_path=f"src/m{index % 20}.py")], usage=usage)

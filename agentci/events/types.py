@@ -14,19 +14,8 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-
-class UsageTotals(BaseModel):
-    """Token and cost totals (summed over calls)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    prompt_tokens: int = 0
-    output_tokens: int = 0
-    thoughts_tokens: int = 0
-    cached_tokens: int = 0
-    total_tokens: int = 0
-    cost_usd: float | None = None
-    model_calls: int = 0
+# Token and cost totals: the one usage type (agentci/usage.py), named for the event schema.
+from agentci.usage import Usage as UsageTotals
 
 
 class _Event(BaseModel):

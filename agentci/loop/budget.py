@@ -1,23 +1,29 @@
 """The budget envelope of a task, enforced before every model call, after it, and on the clock.
 
-Limits (``budget:`` in the recipe, per task; ``budget.total`` over all tasks of a run):
+The unit is one model call: one request to the API, retries included (see
+:mod:`agentci.usage`). Limits (``budget:`` in the recipe, per task; ``budget.total`` over all
+tasks of a run):
 
-* ``max_turns`` — model calls.
-* ``max_tokens`` — prompt + output + thinking tokens, summed over calls.
-* ``max_cost_usd`` — the same usage priced with :mod:`agentci.providers.pricing`.
+* ``max_turns`` — turns (a turn is one model answer, however many attempts it took).
+* ``max_tokens`` — prompt + output + thinking tokens, summed over every call.
+* ``max_cost_usd`` — the same usage priced per model with :mod:`agentci.providers.pricing`.
 * ``max_wall_seconds`` — the task's wall clock; a model call or tool still running when it
   runs out is cancelled (:meth:`BudgetTracker.guard_wall`).
 * ``max_tool_calls`` — tool calls past the cap are not started.
 * ``tool_timeout_seconds`` — per tool call (the tool is killed and the model is told).
 
-**Before** each model call the tracker estimates the worst case of that call: the prompt it
-will send (the last reported prompt size plus what was added to the history since, at about
-4 characters a token) plus the largest answer it may produce. If the remaining token or cost
-budget cannot pay for the prompt and :data:`MIN_OUTPUT_TOKENS` of answer, the call is not made.
-Otherwise the call's ``max_output_tokens`` is lowered so that even a maximal answer (thinking
-included) stays within the budget — the cap is not exceeded by the call that would cross it.
-**After** each call the real usage is checked again (a provider that ignores the output limit,
-or a prompt larger than estimated, is caught there, at most one call's worth over the cap).
+**Before** each model call — each attempt, retries included — the tracker estimates the worst
+case of that call: the prompt it will send (the last reported prompt size plus what was added
+to the history since, at about 4 characters a token) plus the largest answer it may produce.
+If the remaining token or cost budget cannot pay for the prompt and :data:`MIN_OUTPUT_TOKENS`
+of answer, the call is not made. Otherwise the call's ``max_output_tokens`` is lowered so that
+a maximal answer (thinking included) fits what is left, and ``thinking_budget`` to at most
+half of it, so that a clamped call leaves room for an answer.
+
+What is guaranteed: no call starts that the estimate says cannot fit. The estimate of the
+prompt is not exact (it is measured once the API reports it), and a provider may not honour
+the output limit, so the real usage is checked again **after** each turn: a task can go over
+a token or cost cap by at most the estimate's error on one call; it then ends at once.
 
 A budget that runs out raises :class:`~agentci.errors.BudgetExhausted`: status
 ``budget_exhausted``, exit 3, and the work done so far (the patch) is kept.
@@ -29,12 +35,13 @@ import asyncio
 import contextlib
 import json
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from agentci.errors import BudgetExhausted
 from agentci.loop.state import State
-from agentci.providers.base import ChunkUsage, ModelRequest
-from agentci.recipe.schema import Budget, Pricing, TotalBudget
+from agentci.providers.base import ModelRequest
+from agentci.recipe.schema import Budget, ModelConfig, TotalBudget
+from agentci.usage import Usage
 
 #: The output limit of current Gemini models (thinking included) when the recipe sets none.
 DEFAULT_MAX_OUTPUT_TOKENS = 65_536
@@ -49,17 +56,15 @@ class RunTotals:
     """What the finished tasks of a run used, against the recipe's ``budget.total``."""
 
     caps: TotalBudget
-    tokens: int = 0
-    cost_usd: float = 0.0
+    used: Usage = field(default_factory=Usage)
     started: float = 0.0
 
     def __post_init__(self) -> None:
         self.started = self.started or time.monotonic()
 
-    def add(self, total_tokens: int, cost_usd: float | None) -> None:
+    def add(self, usage: Usage) -> None:
         """Count a finished task's usage."""
-        self.tokens += total_tokens
-        self.cost_usd += cost_usd or 0.0
+        self.used += usage
 
 
 def _chars(obj: object) -> int:
@@ -74,11 +79,11 @@ class BudgetTracker:
         budget: Budget,
         *,
         total: RunTotals | None = None,
-        pricing: Pricing | None = None,
+        model: ModelConfig | None = None,
     ) -> None:
         self.budget = budget
         self.total = total
-        self.pricing = pricing
+        self.model = model  # its prices (``pricing_for``), per model name
         self.started = time.monotonic()
         self._known_prompt = 0  # prompt tokens the provider reported for the last call
         self._counted = 0  # messages already included in _known_prompt
@@ -138,7 +143,8 @@ class BudgetTracker:
         if self.budget.max_tokens is not None:
             caps.append(("max_tokens", used, self.budget.max_tokens))
         if self.total is not None and self.total.caps.max_tokens is not None:
-            caps.append(("total.max_tokens", self.total.tokens + used, self.total.caps.max_tokens))
+            run_used = self.total.used.total_tokens + used
+            caps.append(("total.max_tokens", run_used, self.total.caps.max_tokens))
         return caps
 
     def _cost_caps(self, state: State) -> list[tuple[str, float, float]]:
@@ -148,7 +154,8 @@ class BudgetTracker:
             caps.append(("max_cost_usd", used, self.budget.max_cost_usd))
         if self.total is not None and self.total.caps.max_cost_usd is not None:
             cap = self.total.caps.max_cost_usd
-            caps.append(("total.max_cost_usd", round(self.total.cost_usd + used, 8), cap))
+            run_used = round((self.total.used.cost_usd or 0.0) + used, 8)
+            caps.append(("total.max_cost_usd", run_used, cap))
         return caps
 
     def estimate_prompt_tokens(self, state: State, request: ModelRequest) -> int:
@@ -168,26 +175,26 @@ class BudgetTracker:
         """(cost of the prompt, cost of one output token) in USD, or None when unpriced."""
         from agentci.providers.pricing import cost_for
 
-        prompt_cost = cost_for(model, ChunkUsage(prompt_tokens=prompt), self.pricing)
+        override = self.model.pricing_for(model) if self.model is not None else None
+        prompt_cost = cost_for(model, Usage(prompt_tokens=prompt), override)
         if prompt_cost is None:
             return None
         big = 1_000_000
-        out = (
-            cost_for(model, ChunkUsage(prompt_tokens=prompt, output_tokens=big), self.pricing)
-            or 0.0
-        )
-        think = (
-            cost_for(model, ChunkUsage(prompt_tokens=prompt, thoughts_tokens=big), self.pricing)
-            or 0.0
-        )
+        out = cost_for(model, Usage(prompt_tokens=prompt, output_tokens=big), override) or 0.0
+        think = cost_for(model, Usage(prompt_tokens=prompt, thoughts_tokens=big), override) or 0.0
         return prompt_cost, max(out - prompt_cost, think - prompt_cost, 0.0) / big
 
-    def before_model_call(self, state: State, request: ModelRequest) -> ModelRequest:
-        """Raise if the next call may not start; else return ``request`` with its output limit
-        lowered so that the call's worst case fits every token and cost budget."""
+    def before_turn(self, state: State) -> None:
+        """Raise if another turn may not start (``max_turns``, the wall clock)."""
         b = self.budget
         if state.turns >= b.max_turns:
             raise BudgetExhausted("max_turns", state.turns, b.max_turns)
+        self.check_wall()
+
+    def before_call(self, state: State, request: ModelRequest) -> ModelRequest:
+        """Raise if the next model call (an attempt, retries included) may not start; else
+        return ``request`` with its output limit, and its thinking budget, lowered so that
+        the call's worst case fits every token and cost budget (see the module docstring)."""
         self.check_wall()
         prompt = self.estimate_prompt_tokens(state, request)
         configured = request.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS
@@ -213,13 +220,23 @@ class BudgetTracker:
             if per_token > 0:
                 allowed = min(allowed, int((cap - used - prompt_cost) / per_token))
         if allowed < configured:
-            return replace(request, max_output_tokens=allowed)
+            return replace(
+                request,
+                max_output_tokens=allowed,
+                thinking_budget=clamp_thinking(request.model, request.thinking_budget, allowed),
+            )
         return request
 
-    def after_model_call(self, state: State) -> None:
-        """Record the call's reported prompt size; raise if a budget is now exceeded."""
-        self._known_prompt = state.last_prompt_tokens
-        self._counted = len(state.messages)
+    def record_call(self, state: State, request: ModelRequest, call: Usage) -> None:
+        """Count one finished call of ``request``; its reported prompt size corrects the
+        estimate of the next one."""
+        state.add_call(call)
+        if call.prompt_tokens:
+            self._known_prompt = call.prompt_tokens
+            self._counted = len(request.messages)
+
+    def after_turn(self, state: State) -> None:
+        """Raise if a budget is now exceeded (see the module docstring for why it can be)."""
         for limit, used, cap in self._token_caps(state) + self._cost_caps(state):
             if used > cap:
                 raise BudgetExhausted(limit, used, cap, "exceeded by the last call")
@@ -233,3 +250,22 @@ class BudgetTracker:
         if cap is None:
             return wanted
         return max(0, min(wanted, cap - state.tool_calls))
+
+
+#: Model families that think unless told not to (a clamped call then limits the thinking).
+THINKING_BY_DEFAULT = ("gemini-2.5", "gemini-3")
+
+
+def clamp_thinking(model: str, thinking_budget: int | None, allowed: int) -> int | None:
+    """The thinking budget of a call whose answer may be at most ``allowed`` tokens: at most
+    half of it, so that thinking cannot use the whole answer (0, thinking off, is kept; an unset
+    budget is left unset for models that do not think by default)."""
+    if thinking_budget == 0:
+        return 0
+    name = model.removeprefix("models/")
+    if thinking_budget is None and not name.startswith(THINKING_BY_DEFAULT):
+        return None
+    half = max(allowed // 2, 1)
+    if thinking_budget is None or thinking_budget < 0:
+        return half
+    return min(thinking_budget, half)

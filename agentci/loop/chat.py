@@ -13,6 +13,10 @@ protocol with the Turn:
   (empty, thoughts only, no finish reason, MALFORMED_FUNCTION_CALL, ...); the call is then
   retried (a Retry event follows) with a nudge appended to the last user message of a *copy*
   of the request, at most :data:`MAX_CORRECTIVE_RETRIES` times, then ProviderFailed.
+* Each request sent is checked and counted by the ``meter`` (budget before, usage after), and
+  its ``usage`` event is yielded when it ends, retried or not.
+* An ``error`` event is yielded when the provider had to switch to another way of calling the
+  API (:class:`~agentci.providers.base.ProviderDegraded`); the call is retried at once.
 * :class:`~agentci.events.types.ModelFallback` is yielded when the chat switches to the next
   model of ``model.fallback`` (quota exhausted, or retries spent); ``Chat.model`` stays on it.
 
@@ -27,18 +31,19 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import replace
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
 from tenacity import RetryCallState, wait_exponential_jitter
 
 from agentci.errors import Blocked, ProviderFailed
-from agentci.events.types import Event, InvalidStream, ModelFallback, Retry
+from agentci.events.types import Error, Event, InvalidStream, ModelFallback, Retry
 from agentci.providers.base import (
     Message,
     ModelChunk,
     ModelRequest,
     Provider,
+    ProviderDegraded,
     TextPart,
     ToolCallPart,
     TransientProviderError,
@@ -46,6 +51,7 @@ from agentci.providers.base import (
 from agentci.providers.faults import QuotaExhausted
 from agentci.providers.finish import NUDGES, Outcome, classify
 from agentci.recipe.schema import ModelConfig
+from agentci.usage import Usage
 
 MAX_CORRECTIVE_RETRIES = 2
 
@@ -57,6 +63,21 @@ class _Unusable(Exception):
         self.reason = reason
         self.nudge = nudge
         super().__init__(reason)
+
+
+@dataclass
+class _Reported:
+    """What the API reported during one attempt."""
+
+    usage: Usage | None = None
+
+
+class CallMeter(Protocol):
+    """Checks and counts each request (:class:`agentci.loop.meter.Meter`)."""
+
+    def before_call(self, request: ModelRequest) -> ModelRequest: ...
+
+    def after_call(self, request: ModelRequest, reported: Usage | None) -> Event: ...
 
 
 class Chat:
@@ -72,7 +93,7 @@ class Chat:
         self.provider = provider
         self.config = model
         self.model = model.name
-        self._fallbacks = list(model.fallback)
+        self._fallbacks = model.fallback_names()
         self._sleep = sleep
         retry = model.retry
         self._wait = wait_exponential_jitter(
@@ -115,58 +136,96 @@ class Chat:
 
     # ---------------------------------------------------------------- the call
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk | Event]:
-        """Stream one model call for ``request`` with the current model (see module doc)."""
+    async def stream(
+        self, request: ModelRequest, meter: CallMeter | None = None
+    ) -> AsyncIterator[ModelChunk | Event]:
+        """Stream one model call for ``request`` with the current model (see module doc).
+
+        ``meter`` sees every request sent: ``before_call`` may clamp or refuse it (raising),
+        ``after_call`` counts it, with what the API reported, and gives its ``usage`` event."""
         attempts = self.config.retry.attempts
         attempt = 0
         corrective = 0
         req = request
         while True:
             attempt += 1
+            sent = self._for_model(req)
+            if meter is not None:
+                sent = meter.before_call(sent)
+            seen = _Reported()
+            failure: Exception | None = None
             try:
-                async for item in self._attempt(self._for_model(req)):
+                async for item in self._attempt(sent, seen):
                     yield item
+            except (
+                QuotaExhausted,
+                TransientProviderError,
+                _Unusable,
+                Blocked,
+                ProviderFailed,
+            ) as e:
+                failure = e
+            except BaseException:  # cancelled or abandoned: still counted, no event
+                if meter is not None:
+                    meter.after_call(sent, seen.usage)
+                raise
+            if meter is not None:
+                yield meter.after_call(sent, seen.usage)
+            if failure is None:
                 return
-            except QuotaExhausted as e:
-                switch = self._next_model(f"quota exhausted: {e}")
+            if isinstance(failure, (Blocked, ProviderFailed)):
+                raise failure
+            if isinstance(failure, ProviderDegraded):
+                yield Error(kind=failure.kind, message=str(failure))
+                yield Retry(attempt=attempt + 1, reason=str(failure), delay_seconds=0.0)
+                attempt -= 1  # the provider's own switch, not a failed try
+                continue
+            if isinstance(failure, QuotaExhausted):
+                switch = self._next_model(f"quota exhausted: {failure}")
                 if switch is None:
-                    raise ProviderFailed(f"{self.model}: quota exhausted: {e}") from e
-                yield Retry(attempt=attempt + 1, reason=str(e), delay_seconds=0.0)
+                    raise ProviderFailed(f"{self.model}: quota exhausted: {failure}") from failure
+                yield Retry(attempt=attempt + 1, reason=str(failure), delay_seconds=0.0)
                 yield switch
                 attempt = 0
-            except TransientProviderError as e:
+            elif isinstance(failure, TransientProviderError):
                 if attempt >= attempts:
-                    switch = self._next_model(f"{attempt} failed attempts: {e}")
+                    switch = self._next_model(f"{attempt} failed attempts: {failure}")
                     if switch is None:
                         raise ProviderFailed(
-                            f"{self.model}: giving up after {attempt} attempts: {e}"
-                        ) from e
-                    yield Retry(attempt=attempt + 1, reason=str(e), delay_seconds=0.0)
+                            f"{self.model}: giving up after {attempt} attempts: {failure}"
+                        ) from failure
+                    yield Retry(attempt=attempt + 1, reason=str(failure), delay_seconds=0.0)
                     yield switch
                     attempt = 0
                     continue
-                delay = self.backoff(attempt, e.retry_after)
-                yield Retry(attempt=attempt + 1, reason=str(e), delay_seconds=round(delay, 3))
+                delay = self.backoff(attempt, failure.retry_after)
+                yield Retry(attempt=attempt + 1, reason=str(failure), delay_seconds=round(delay, 3))
                 await self._sleep(delay)
-            except _Unusable as e:
+            else:
+                assert isinstance(failure, _Unusable)
                 corrective += 1
-                yield InvalidStream(reason=e.reason, attempt=corrective)
+                yield InvalidStream(reason=failure.reason, attempt=corrective)
                 if corrective > MAX_CORRECTIVE_RETRIES:
                     raise ProviderFailed(
-                        f"{self.model}: no usable answer after {corrective} tries: {e.reason}"
-                    ) from e
+                        f"{self.model}: no usable answer after {corrective} tries: {failure.reason}"
+                    ) from failure
                 yield Retry(
-                    attempt=attempt + 1, reason=f"invalid stream: {e.reason}", delay_seconds=0.0
+                    attempt=attempt + 1,
+                    reason=f"invalid stream: {failure.reason}",
+                    delay_seconds=0.0,
                 )
-                req = with_nudge(request, e.nudge)
+                req = with_nudge(request, failure.nudge)
 
-    async def _attempt(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
-        """One try: stream text through, hold calls back, judge the end."""
+    async def _attempt(self, request: ModelRequest, seen: _Reported) -> AsyncIterator[ModelChunk]:
+        """One try: stream text through, hold calls back, judge the end. The last usage the
+        API reported is kept in ``seen`` (a cut stream may have reported some)."""
         held: list[ToolCallPart] = []
         finish: str | None = None
         last_version: str | None = None
         has_text = False
         async for chunk in self._timed(self.provider.stream(request)):
+            if chunk.usage is not None:
+                seen.usage = chunk.usage
             if chunk.block_reason:
                 raise Blocked(f"the prompt was blocked ({chunk.block_reason})")
             if chunk.finish_reason is not None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from agentci.recipe.render import render
-from agentci.recipe.schema import Budget, Guards, ModelConfig, Recipe, Verify
+from agentci.recipe.schema import Budget, Guards, ModelConfig, Recipe, TaskModel, Verify
 
 
 @dataclass
@@ -64,9 +64,9 @@ def plan_tasks(recipe: Recipe, values: dict[str, Any], out_dir: Path) -> list[Ta
                 name=task.name,
                 prompt_template=task.prompt,
                 instructions="\n\n".join(x for x in (instructions, extra) if x),
-                model=task.model or recipe.model,
+                model=merge_model(recipe.model, task.model),
                 verify=_render_verify(task.verify or recipe.verify, values, task.name),
-                budget=task.budget or recipe.budget,
+                budget=merge_budget(recipe.budget, task.budget),
                 guards=task.guards or recipe.guards,
                 allow_no_changes=(
                     recipe.allow_no_changes
@@ -78,6 +78,36 @@ def plan_tasks(recipe: Recipe, values: dict[str, Any], out_dir: Path) -> list[Ta
             )
         )
     return plans
+
+
+def merge_budget(recipe: Budget, task: Budget | None) -> Budget:
+    """The recipe's budget with the limits the task gives on top (``total`` stays the run's)."""
+    if task is None:
+        return recipe
+    return recipe.model_copy(update={f: getattr(task, f) for f in task.model_fields_set})
+
+
+def merge_model(recipe: ModelConfig, task: TaskModel | None) -> ModelConfig:
+    """The recipe's model section with the fields the task gives on top; ``retry`` is merged
+    field by field. A task naming another model drops the recipe's ``pricing`` (it was the
+    price of the recipe's model) unless it gives its own."""
+    if task is None:
+        return recipe
+    update = {f: getattr(task, f) for f in task.model_fields_set}
+    if update.get("name") is None:
+        update.pop("name", None)
+    if "retry" in update:
+        retry = task.retry
+        update["retry"] = recipe.retry.model_copy(
+            update={f: getattr(retry, f) for f in retry.model_fields_set}
+        )
+    if update.get("name", recipe.name) != recipe.name and "pricing" not in update:
+        update["pricing"] = None
+    return ModelConfig.model_validate({**recipe.model_dump(), **_dumped(update)})
+
+
+def _dumped(update: dict[str, Any]) -> dict[str, Any]:
+    return {k: v.model_dump() if hasattr(v, "model_dump") else v for k, v in update.items()}
 
 
 def _render_verify(verify: Verify | None, values: dict[str, Any], task: str) -> Verify | None:

@@ -3,8 +3,9 @@
 * Command-line budget overrides (``--max-turns``, ``--max-cost``, ``--timeout``) apply to every
   task, including tasks that have a ``budget:`` of their own.
 * A cost budget (``max_cost_usd`` of a task or ``budget.total``) needs a price for every model
-  that may answer (the model and its fallbacks): agentci refuses to start rather than run with
-  a cap it cannot enforce.
+  that may answer (the model and each fallback, each priced on its own: ``model.pricing`` is
+  the price of ``model.name`` only): agentci refuses to start rather than run with a cap it
+  cannot enforce.
 * Each model can be built: its name is one agentci can serve (a Gemini model, ``replay:FILE``
   or ``scripted:FILE``), a ``scripted:`` or ``replay:`` file exists and parses, and (for
   ``run``, not ``validate``) a live model has an API key.
@@ -23,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from agentci.errors import InvalidInput, RecipeError, RecipeErrors
-from agentci.loop.plan import TaskPlan, plan_tasks
-from agentci.recipe.schema import Recipe
+from agentci.loop.plan import TaskPlan, merge_model, plan_tasks
+from agentci.recipe.schema import ModelConfig, Recipe
 
 #: Model names the google-genai SDK serves (Gemini and Gemma, by name or resource path).
 _LIVE_MODEL = re.compile(r"^(models/|tunedModels/)?(gemini|gemma|learnlm)-[\w.-]+$")
@@ -46,12 +47,17 @@ def check_cost_budget_prices(recipe: Recipe, plans: list[TaskPlan]) -> None:
     for plan in plans:
         if plan.budget.max_cost_usd is None and not total_cost:
             continue
-        for name in [plan.model.name, *plan.model.fallback]:
-            if not has_price(name, plan.model.pricing):
+        for name in [plan.model.name, *plan.model.fallback_names()]:
+            if not has_price(name, plan.model.pricing_for(name)):
+                where = (
+                    "model.pricing: {input_per_mtok: ..., output_per_mtok: ...}"
+                    if name == plan.model.name
+                    else f"the fallback as {{name: {name}, pricing: {{input_per_mtok: ..., "
+                    "output_per_mtok: ...}}"
+                )
                 raise InvalidInput(
                     f"task {plan.name}: budget.max_cost_usd is set but model {name!r} has no "
-                    "known price; add model.pricing: {input_per_mtok: ..., output_per_mtok: ...} "
-                    "to the recipe, or drop the cost budget"
+                    f"known price; add {where} to the recipe, or drop the cost budget"
                 )
 
 
@@ -193,11 +199,12 @@ def _template_problems(recipe: Recipe, values: dict[str, Any]) -> list[RecipeErr
     return problems
 
 
-def _models(recipe: Recipe) -> Iterator[tuple[tuple[int | str, ...], Any]]:
-    yield ("model",), recipe.model
+def _models(recipe: Recipe) -> Iterator[tuple[tuple[int | str, ...], Any, ModelConfig]]:
+    """``(where, the model section as written, the model the task gets)``."""
+    yield ("model",), recipe.model, recipe.model
     for i, task in enumerate(recipe.tasks or []):
         if task.model is not None:
-            yield ("tasks", i, "model"), task.model
+            yield ("tasks", i, "model"), task.model, merge_model(recipe.model, task.model)
 
 
 def _model_problems(recipe: Recipe, recipe_dir: Path, *, live: bool) -> list[RecipeError]:
@@ -207,10 +214,12 @@ def _model_problems(recipe: Recipe, recipe_dir: Path, *, live: bool) -> list[Rec
 
     source = source_of(recipe)
     problems: list[RecipeError] = []
-    for loc, model in _models(recipe):
+    for loc, written, model in _models(recipe):
         bad_name = False
-        names: list[tuple[tuple[str | int, ...], str]] = [(("name",), model.name)]
-        names += [(("fallback", i), name) for i, name in enumerate(model.fallback)]
+        names: list[tuple[tuple[str | int, ...], str]] = (
+            [(("name",), written.name)] if written.name is not None else []
+        )
+        names += [(("fallback", i), name) for i, name in enumerate(written.fallback_names())]
         for where, name in names:
             if name.startswith(("replay:", "scripted:")) or _LIVE_MODEL.match(name):
                 continue

@@ -28,27 +28,12 @@ from agentci.outcome import Status, exit_code_for, run_outcome
 from agentci.outputs.redact import Redactor
 from agentci.outputs.report import RunReport, TaskReport
 from agentci.outputs.writer import write_outputs
+from agentci.usage import total
 
 
 def new_run_id() -> str:
     """A short unique id for a run."""
     return uuid.uuid4().hex[:12]
-
-
-def sum_usage(reports: list[TaskReport]) -> ev.UsageTotals:
-    """Usage totals over several tasks."""
-    total = ev.UsageTotals()
-    for r in reports:
-        u = r.usage
-        total.prompt_tokens += u.prompt_tokens
-        total.output_tokens += u.output_tokens
-        total.thoughts_tokens += u.thoughts_tokens
-        total.cached_tokens += u.cached_tokens
-        total.total_tokens += u.total_tokens
-        total.model_calls += u.model_calls
-        if u.cost_usd is not None:
-            total.cost_usd = round((total.cost_usd or 0.0) + u.cost_usd, 8)
-    return total
 
 
 class Runner:
@@ -112,7 +97,7 @@ class Runner:
             reports.append(await task.run())
             patches[plan.name] = task.patch
             if self.settings.totals is not None:
-                self.settings.totals.add(reports[-1].usage.total_tokens, reports[-1].usage.cost_usd)
+                self.settings.totals.add(reports[-1].usage)
         self.current = None
         status, code = run_outcome([(r.status, r.exit_code) for r in reports])
         reason = next(
@@ -129,7 +114,7 @@ class Runner:
             exit_code=code,
             reason=reason,
             tasks=reports,
-            usage=sum_usage(reports),
+            usage=total([r.usage for r in reports]),
             duration_ms=int((time.monotonic() - started) * 1000),
             started_at=self.started_at,
         )

@@ -1,6 +1,6 @@
 """One task's conversation: the ReAct loop, readable in one screen.
 
-    prompt → [budget check → model call → tool calls → results into history] … → final answer
+    prompt → [budget check → model call(s) → tool calls → results into history] … → final answer
 
 The loop ends when the model answers without tool calls (``run`` returns), or when a typed
 :class:`~agentci.errors.StopRun` is raised (budget, loop, block, provider failure, cancel).
@@ -15,8 +15,9 @@ from agentci.errors import BudgetExhausted, LoopDetected
 from agentci.events import types as ev
 from agentci.loop.budget import BudgetTracker
 from agentci.loop.chat import Chat
+from agentci.loop.meter import Meter, PriceFn
 from agentci.loop.state import Denial, State
-from agentci.loop.turn import PriceFn, Turn
+from agentci.loop.turn import Turn
 from agentci.providers.base import Message, ModelRequest, Part, TextPart, ToolResultPart, ToolSpec
 from agentci.recipe.schema import ModelConfig
 from agentci.tools.scheduler import Scheduler
@@ -48,6 +49,7 @@ class Session:
         self.state = state or State()
         self.loops = loops or LoopDetector()
         self.loop_warned = False
+        self.meter = Meter(self.state, budget, price)
 
     def _request(self) -> ModelRequest:
         return ModelRequest(
@@ -65,20 +67,19 @@ class Session:
         state = self.state
         state.messages.append(Message(role="user", parts=[TextPart(prompt)]))
         while True:
-            request = self.budget.before_model_call(state, self._request())
+            self.budget.before_turn(state)
+            request = self._request()
+            self.meter.before_call(request)  # a turn that cannot make its first call never starts
             state.turns += 1
             yield ev.TurnStarted(turn=state.turns)
-            turn = Turn(self.chat, request, state.turns)
+            turn = Turn(self.chat, request, state.turns, self.meter)
             async for event in turn.run():
                 yield event
-            cost = self.price(self.chat.model, turn.usage)
-            state.add_usage(turn.usage, cost)
-            yield self._usage_event(turn, cost)
             calls = turn.tool_calls
             yield ev.TurnFinished(
                 turn=state.turns, finish_reason=turn.finish_reason, tool_calls=len(calls)
             )
-            self.budget.after_model_call(state)
+            self.budget.after_turn(state)
             if turn.parts:
                 state.messages.append(turn.message)
             if not calls:
@@ -109,15 +110,3 @@ class Session:
                 cap = self.budget.budget.max_tool_calls or 0
                 raise BudgetExhausted("max_tool_calls", state.tool_calls + 1, cap)
             self.budget.check_wall()
-
-    def _usage_event(self, turn: Turn, cost: float | None) -> ev.Usage:
-        u = turn.usage
-        return ev.Usage(
-            model=self.chat.model,
-            prompt_tokens=u.prompt_tokens,
-            output_tokens=u.output_tokens,
-            thoughts_tokens=u.thoughts_tokens,
-            cached_tokens=u.cached_tokens,
-            cost_usd=cost,
-            totals=self.state.usage.model_copy(),
-        )

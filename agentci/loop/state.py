@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agentci.events.types import UsageTotals
-from agentci.providers.base import ChunkUsage, Message
+from agentci.providers.base import Message
+from agentci.usage import Usage
 
 
 @dataclass
@@ -28,20 +28,13 @@ class State:
     messages: list[Message] = field(default_factory=list)
     turns: int = 0
     tool_calls: int = 0
-    usage: UsageTotals = field(default_factory=UsageTotals)
+    usage: Usage = field(default_factory=Usage)  # every model call (attempt) of the task
     denials: list[Denial] = field(default_factory=list)
     final_text: str = ""
     last_prompt_tokens: int = 0
 
-    def add_usage(self, usage: ChunkUsage, cost: float | None) -> None:
-        """Add one model call's usage to the totals."""
-        totals = self.usage
-        totals.prompt_tokens += usage.prompt_tokens
-        totals.output_tokens += usage.output_tokens
-        totals.thoughts_tokens += usage.thoughts_tokens
-        totals.cached_tokens += usage.cached_tokens
-        totals.total_tokens += usage.prompt_tokens + usage.output_tokens + usage.thoughts_tokens
-        totals.model_calls += 1
-        if cost is not None:
-            totals.cost_usd = round((totals.cost_usd or 0.0) + cost, 8)
-        self.last_prompt_tokens = usage.prompt_tokens
+    def add_call(self, call: Usage) -> None:
+        """Count one model call (one request, see :mod:`agentci.usage`)."""
+        self.usage += call
+        if call.prompt_tokens:
+            self.last_prompt_tokens = call.prompt_tokens

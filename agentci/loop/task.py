@@ -19,11 +19,11 @@ from agentci.errors import Blocked, BudgetExhausted, HookStopped, InvalidInput, 
 from agentci.events import types as ev
 from agentci.loop.budget import BudgetTracker, RunTotals
 from agentci.loop.chat import Chat
+from agentci.loop.meter import PriceFn
 from agentci.loop.plan import TaskPlan
 from agentci.loop.prompts import system_prompt
 from agentci.loop.session import Session
 from agentci.loop.state import State
-from agentci.loop.turn import PriceFn
 from agentci.outcome import Status, exit_code_for
 from agentci.outputs.report import TaskReport
 from agentci.providers.base import Provider
@@ -71,7 +71,7 @@ class TaskRun:
         self._announced = False  # task_started was emitted
         self._workspace: Path | None = None
         self.check: ChangeCheck | None = None  # verify + guards (agentci/verify), once ready
-        self.budget = BudgetTracker(plan.budget, total=settings.totals, pricing=plan.model.pricing)
+        self.budget = BudgetTracker(plan.budget, total=settings.totals, model=plan.model)
 
     def cancel(self, signal_name: str) -> None:
         """Stop the model call or tool that is running, or the taking of the patch; the task
@@ -407,8 +407,8 @@ class TaskRun:
     def _price_fn(self) -> PriceFn:
         from agentci.providers.pricing import cost_for
 
-        override = self.plan.model.pricing
-        return lambda model, usage: cost_for(model, usage, override)
+        config = self.plan.model
+        return lambda model, usage: cost_for(model, usage, config.pricing_for(model))
 
     async def _setup(self, workspace: Path, env: dict[str, str]) -> None:
         """The recipe's trusted setup commands, outside the policy; a failure ends the task."""

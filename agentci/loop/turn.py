@@ -1,17 +1,17 @@
-"""One model call: stream chunks into typed events and collect the model's message.
+"""One turn: one model answer streamed into typed events, and the model's message.
 
-A :class:`~agentci.events.types.Retry` from the chat layer discards everything gathered so
-far: the turn starts again, so no partial text or half-streamed call survives a retry.
+A turn may take several model calls (retries). A :class:`~agentci.events.types.Retry` from the
+chat layer discards the parts gathered so far: no partial text or half-streamed call survives
+a retry. What each call used is not discarded: the chat's meter counts every call.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 
 from agentci.events import types as ev
-from agentci.loop.chat import Chat
+from agentci.loop.chat import CallMeter, Chat
 from agentci.providers.base import (
-    ChunkUsage,
     Message,
     ModelChunk,
     ModelRequest,
@@ -20,19 +20,19 @@ from agentci.providers.base import (
     ToolCallPart,
 )
 
-PriceFn = Callable[[str, ChunkUsage], float | None]
-
 
 class Turn:
-    """Runs one model call; afterwards ``message``, ``finish_reason`` and ``usage`` are set."""
+    """Runs one turn; afterwards ``message`` and ``finish_reason`` are set."""
 
-    def __init__(self, chat: Chat, request: ModelRequest, number: int) -> None:
+    def __init__(
+        self, chat: Chat, request: ModelRequest, number: int, meter: CallMeter | None = None
+    ) -> None:
         self.chat = chat
         self.request = request
         self.number = number
+        self.meter = meter
         self.parts: list[Part] = []
         self.finish_reason: str | None = None
-        self.usage = ChunkUsage()
         self.model_version: str | None = None
         self._pending: list[ev.Event] = []
 
@@ -47,28 +47,40 @@ class Turn:
     def _reset(self) -> None:
         self.parts = []
         self.finish_reason = None
-        self.usage = ChunkUsage()
         self._pending = []
 
     async def run(self) -> AsyncIterator[ev.Event]:
         """Stream the call. Text and tool-call events are released when the call has ended
-        cleanly, so a retried attempt never shows up as if it had happened."""
-        async for item in self.chat.stream(self.request):
-            if isinstance(item, ModelChunk):
-                self._take(item)
-            elif isinstance(item, ev.Retry):
-                self._reset()
-                yield item
-            else:
-                yield item
+        cleanly, so a retried attempt never shows up as if it had happened; the last call's
+        ``usage`` event follows them (a retried call's comes before its ``retry``)."""
+        usage: ev.Event | None = None
+        try:
+            async for item in self.chat.stream(self.request, self.meter):
+                if isinstance(item, ModelChunk):
+                    self._take(item)
+                    continue
+                if usage is not None:
+                    yield usage
+                    usage = None
+                if isinstance(item, ev.Usage):
+                    usage = item
+                elif isinstance(item, ev.Retry):
+                    self._reset()
+                    yield item
+                else:
+                    yield item
+        except Exception:  # the call failed for good (blocked, provider failed): still shown
+            if usage is not None:
+                yield usage
+            raise
         yield ev.ModelInfo(model=self.chat.model, model_version=self.model_version)
         for event in self._pending:
             yield event
         self._pending = []
+        if usage is not None:
+            yield usage
 
     def _take(self, chunk: ModelChunk) -> None:
-        if chunk.usage is not None:
-            self.usage = chunk.usage
         if chunk.finish_reason is not None:
             self.finish_reason = chunk.finish_reason
         if chunk.model_version:

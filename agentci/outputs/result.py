@@ -30,6 +30,7 @@ from agentci.events.types import UsageTotals
 from agentci.outputs.atomic import write_text_atomic
 from agentci.outputs.patchfacts import run_patch_facts
 from agentci.outputs.report import RunReport, TaskReport
+from agentci.usage import total
 
 RESULT_VERSION = 1
 
@@ -49,14 +50,7 @@ def run_usage(run: RunReport) -> UsageTotals:
     """The run's usage; summed from the tasks when the run's own totals are empty."""
     if run.usage.model_calls or run.usage.total_tokens or not run.tasks:
         return run.usage
-    total = UsageTotals()
-    costs = [t.usage.cost_usd for t in run.tasks if t.usage.cost_usd is not None]
-    for t in run.tasks:
-        for name in ("prompt_tokens", "output_tokens", "thoughts_tokens", "cached_tokens",
-                     "total_tokens", "model_calls"):  # fmt: skip
-            setattr(total, name, getattr(total, name) + getattr(t.usage, name))
-    total.cost_usd = sum(costs) if costs else None
-    return total
+    return total([t.usage for t in run.tasks])
 
 
 def changed_files(run: RunReport) -> list[str]:

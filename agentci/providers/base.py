@@ -11,6 +11,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from agentci.usage import Usage
+
 
 @dataclass
 class TextPart:
@@ -97,21 +99,11 @@ class ModelRequest:
 
 
 @dataclass
-class ChunkUsage:
-    """Token usage as the API reported it (usageMetadata); the last report of a call counts."""
-
-    prompt_tokens: int = 0
-    output_tokens: int = 0
-    thoughts_tokens: int = 0
-    cached_tokens: int = 0
-
-
-@dataclass
 class ModelChunk:
     """One streamed piece of a model answer."""
 
     parts: list[Part] = field(default_factory=list)
-    usage: ChunkUsage | None = None
+    usage: Usage | None = None  # usageMetadata as reported; the last report of a call counts
     finish_reason: str | None = None
     block_reason: str | None = None
     model_version: str | None = None
@@ -136,4 +128,13 @@ class TransientProviderError(Exception):
 
     def __init__(self, message: str, *, retry_after: float | None = None) -> None:
         self.retry_after = retry_after
+        super().__init__(message)
+
+
+class ProviderDegraded(TransientProviderError):
+    """The provider switched to another way of calling the API after an unexpected failure
+    (``kind`` names it, for an ``error`` event); the call is retried at once."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        self.kind = kind
         super().__init__(message)

@@ -21,7 +21,6 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from agentci.providers.base import (
-    ChunkUsage,
     Message,
     ModelChunk,
     ModelRequest,
@@ -31,6 +30,7 @@ from agentci.providers.base import (
     ToolResultPart,
     ToolSpec,
 )
+from agentci.usage import Usage
 
 if TYPE_CHECKING:
     from google.genai import types
@@ -186,7 +186,7 @@ class StreamDecoder:
             chunk.block_reason = _enum_str(response.prompt_feedback.block_reason)
         if response.usage_metadata is not None:
             u = response.usage_metadata
-            chunk.usage = ChunkUsage(
+            chunk.usage = Usage(
                 prompt_tokens=u.prompt_token_count or 0,
                 output_tokens=u.candidates_token_count or 0,
                 thoughts_tokens=u.thoughts_token_count or 0,

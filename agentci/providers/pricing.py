@@ -16,17 +16,11 @@ what ``gemini-2.5-flash`` costs and ``gemini-2.5-flash-lite`` keeps its own pric
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from agentci.recipe.schema import Pricing
-
-
-class UsageLike(Protocol):
-    prompt_tokens: int
-    output_tokens: int
-    thoughts_tokens: int
-    cached_tokens: int
+    from agentci.usage import Usage
 
 
 @dataclass(frozen=True)
@@ -73,7 +67,7 @@ def has_price(model: str, override: Pricing | None = None) -> bool:
     return price_for(model, override) is not None
 
 
-def cost_for(model: str, usage: UsageLike, override: Pricing | None = None) -> float | None:
+def cost_for(model: str, usage: Usage, override: Pricing | None = None) -> float | None:
     """Cost in USD of one call's usage; None when the model's price is unknown.
 
     Replayed and scripted models cost 0 unless the recipe gives a price (then they cost what

@@ -24,12 +24,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentci.errors import InvalidInput, ProviderFailed, RecipeError
 from agentci.providers.base import (
-    ChunkUsage,
     ModelChunk,
     ModelRequest,
     TextPart,
     ToolCallPart,
 )
+from agentci.usage import Usage
 
 _ids = itertools.count(1)
 
@@ -46,18 +46,18 @@ class Reply:
     text: str = ""
     calls: list[ToolCallPart] = field(default_factory=list)
     thought: str = ""
-    usage: ChunkUsage | None = None
+    usage: Usage | None = None
     finish_reason: str = "STOP"
 
 
 ReplyFn = Callable[[ModelRequest, int], Reply]
 
 
-def estimate_usage(request: ModelRequest, reply: Reply) -> ChunkUsage:
+def estimate_usage(request: ModelRequest, reply: Reply) -> Usage:
     """A rough token count: characters / 4 of everything sent and received."""
     sent = len(request.system) + sum(len(repr(m.parts)) for m in request.messages)
     got = len(reply.text) + sum(len(repr(c.args)) + len(c.name) for c in reply.calls)
-    return ChunkUsage(
+    return Usage(
         prompt_tokens=max(1, sent // 4),
         output_tokens=max(1, got // 4),
         thoughts_tokens=len(reply.thought) // 4,

@@ -57,16 +57,30 @@ class RetryConfig(_Strict):
     stream_idle_timeout_seconds: Seconds = 60.0
 
 
+class FallbackModel(_Strict):
+    """A fallback model with the price it is billed at (``pricing`` of the model it follows
+    does not apply to it)."""
+
+    name: str = Field(min_length=1)
+    pricing: Pricing | None = None
+
+
 class ModelConfig(_Strict):
-    """Which model answers. ``replay:PATH`` replays a cassette; ``scripted:PATH`` a script."""
+    """Which model answers. ``replay:PATH`` replays a cassette; ``scripted:PATH`` a script.
+
+    ``pricing`` is the price of ``name`` only; a fallback is priced by the built-in table, or
+    by its own ``pricing`` when written as ``{name: ..., pricing: {...}}``."""
 
     name: str = Field(min_length=1, description="gemini-2.5-flash, replay:PATH or scripted:PATH")
-    fallback: list[str] = Field(default_factory=list)
+    fallback: list[str | FallbackModel] = Field(
+        default_factory=list,
+        description="Models to switch to (for the rest of the task) when this one fails.",
+    )
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_output_tokens: PositiveInt | None = None
     thinking_budget: int | None = Field(default=None, ge=-1)
     base_url: str | None = Field(default=None, description="Overrides GOOGLE_GEMINI_BASE_URL.")
-    pricing: Pricing | None = None
+    pricing: Pricing | None = Field(default=None, description="The price of `name` only.")
     retry: RetryConfig = Field(default_factory=RetryConfig)
 
     @field_validator("base_url")
@@ -78,6 +92,26 @@ class ModelConfig(_Strict):
         if parts.scheme not in ("http", "https") or not parts.hostname or " " in value:
             raise ValueError(f"{value!r} is not an http(s) URL such as https://host:port")
         return value
+
+    def fallback_names(self) -> list[str]:
+        """The fallback models' names, in order."""
+        return [f if isinstance(f, str) else f.name for f in self.fallback]
+
+    def pricing_for(self, model: str) -> Pricing | None:
+        """The recipe's price for ``model`` (None: the built-in table decides)."""
+        if model == self.name:
+            return self.pricing
+        for f in self.fallback:
+            if isinstance(f, FallbackModel) and f.name == model:
+                return f.pricing
+        return None
+
+
+class TaskModel(ModelConfig):
+    """A task's ``model:``: each field given replaces the recipe's, the others are kept
+    (``retry`` field by field). The recipe's ``pricing`` is dropped with its model's name."""
+
+    name: str | None = Field(default=None, min_length=1)  # type: ignore[assignment]
 
 
 class Parameter(_Strict):
@@ -225,10 +259,22 @@ class Task(_Strict):
     prompt: str = Field(min_length=1)
     instructions: str | None = None
     verify: Verify | None = None
-    model: ModelConfig | None = None
-    budget: Budget | None = None
+    model: TaskModel | None = None
+    budget: Budget | None = Field(
+        default=None,
+        description="Each limit given replaces the recipe's, the others are kept.",
+    )
     guards: Guards | None = None
     allow_no_changes: bool | None = None
+
+    @field_validator("budget")
+    @classmethod
+    def _no_total(cls, budget: Budget | None) -> Budget | None:
+        if budget is not None and budget.total is not None:
+            raise ValueError(
+                "budget.total caps the whole run: set it in the recipe's budget, not in a task's"
+            )
+        return budget
 
 
 class Recipe(_Strict):

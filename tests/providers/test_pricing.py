@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agentci.providers.base import ChunkUsage
 from agentci.providers.pricing import PRICES, cost_for, has_price, price_for
 from agentci.recipe.schema import Pricing
+from agentci.usage import Usage
 
 
 def test_longest_prefix_wins() -> None:
@@ -16,7 +16,7 @@ def test_longest_prefix_wins() -> None:
 
 
 def test_cost_counts_cached_and_thinking() -> None:
-    u = ChunkUsage(
+    u = Usage(
         prompt_tokens=1_000_000,
         output_tokens=100_000,
         thoughts_tokens=200_000,
@@ -27,14 +27,14 @@ def test_cost_counts_cached_and_thinking() -> None:
 
 
 def test_long_context_tier() -> None:
-    u = ChunkUsage(prompt_tokens=300_000, output_tokens=0)
+    u = Usage(prompt_tokens=300_000, output_tokens=0)
     assert cost_for("gemini-2.5-pro", u) == pytest.approx(0.75)
-    assert cost_for("gemini-2.5-pro", ChunkUsage(prompt_tokens=100_000)) == pytest.approx(0.125)
+    assert cost_for("gemini-2.5-pro", Usage(prompt_tokens=100_000)) == pytest.approx(0.125)
 
 
 def test_override_and_unknown() -> None:
     over = Pricing(input_per_mtok=1, output_per_mtok=2, thinking_per_mtok=3)
-    u = ChunkUsage(
+    u = Usage(
         prompt_tokens=1_000_000,
         output_tokens=1_000_000,
         thoughts_tokens=1_000_000,

@@ -1,0 +1,69 @@
+"""Usage: the one type agentci counts tokens, cost and model calls with.
+
+The unit of accounting is **one model call**: one request sent to the model's API. A call
+that was retried counts once per attempt, and what the API reported for each attempt
+(``usageMetadata``; for a cut stream, the last report before the cut) is added, because each
+attempt may be billed. The same type holds one provider report, one call, a task's totals
+and a run's totals; they are summed with ``+``:
+
+    task = Usage()
+    task += Usage(prompt_tokens=120, output_tokens=30).as_call(cost_usd=0.0001)
+
+``cost_usd`` is ``None`` while nothing priced was added (a model without a known price);
+``None`` plus a cost is that cost.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, model_validator
+
+
+class Usage(BaseModel):
+    """Token and cost counts of one or more model calls (summed with ``+``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    thoughts_tokens: int = 0
+    cached_tokens: int = 0
+    total_tokens: int = 0
+    cost_usd: float | None = None
+    model_calls: int = 0
+
+    @model_validator(mode="after")
+    def _total(self) -> Usage:
+        """A report without ``total_tokens`` counts prompt + output + thinking (cached tokens
+        are part of the prompt)."""
+        if not self.total_tokens:
+            self.total_tokens = self.prompt_tokens + self.output_tokens + self.thoughts_tokens
+        return self
+
+    def as_call(self, cost_usd: float | None) -> Usage:
+        """This report as one counted model call costing ``cost_usd``."""
+        return self.model_copy(update={"cost_usd": cost_usd, "model_calls": 1})
+
+    def __add__(self, other: Usage) -> Usage:
+        if not isinstance(other, Usage):
+            return NotImplemented
+        if self.cost_usd is None and other.cost_usd is None:
+            cost = None
+        else:
+            cost = round((self.cost_usd or 0.0) + (other.cost_usd or 0.0), 8)
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            thoughts_tokens=self.thoughts_tokens + other.thoughts_tokens,
+            cached_tokens=self.cached_tokens + other.cached_tokens,
+            total_tokens=self.total_tokens + other.total_tokens,
+            cost_usd=cost,
+            model_calls=self.model_calls + other.model_calls,
+        )
+
+
+def total(usages: list[Usage]) -> Usage:
+    """The sum of ``usages`` (an empty list sums to ``Usage()``)."""
+    out = Usage()
+    for u in usages:
+        out += u
+    return out
