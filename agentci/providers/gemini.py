@@ -1,7 +1,8 @@
 """Gemini through the google-genai SDK: async streaming with function declarations.
 
 * Key: ``GEMINI_API_KEY``, else ``GOOGLE_API_KEY``; Vertex AI when the SDK's own
-  ``GOOGLE_GENAI_USE_VERTEXAI`` is set (with ``GOOGLE_CLOUD_PROJECT``/``GOOGLE_CLOUD_LOCATION``).
+  ``GOOGLE_GENAI_USE_VERTEXAI`` is set: with ``GOOGLE_CLOUD_PROJECT``/``GOOGLE_CLOUD_LOCATION``
+  (Google credentials), or in express mode with an API key and no project.
   A missing key is :class:`~agentci.errors.InvalidInput` naming the variables.
 * Endpoint: ``model.base_url`` in the recipe, else ``GOOGLE_GEMINI_BASE_URL``, else Google's.
   API version ``v1beta`` (function calling, thinking and system instructions all live there,
@@ -16,7 +17,10 @@
   (``client.aio._api_client.async_request_streamed``: same auth, base URL, API version,
   timeouts and error types), parsing answers with the SDK's types. If a future SDK lacks that
   method, or for Vertex AI (whose paths the SDK builds), the public
-  ``generate_content_stream`` is used with the same cached JSON contents.
+  ``generate_content_stream`` is used with the same cached JSON contents. Any unexpected
+  exception from the private path (AttributeError, TypeError, an answer shape its parsing
+  rejects) switches the provider to the public path for the rest of the task: the call is
+  retried at once, after an ``error`` event of kind ``sdk_private_path_disabled``.
 """
 
 from __future__ import annotations
@@ -29,7 +33,12 @@ from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from agentci.errors import InvalidInput, ProviderFailed
-from agentci.providers.base import ModelChunk, ModelRequest, TransientProviderError
+from agentci.providers.base import (
+    ModelChunk,
+    ModelRequest,
+    ProviderDegraded,
+    TransientProviderError,
+)
 from agentci.providers.faults import classify_http_error
 from agentci.providers.gemini_wire import (
     ContentCache,
@@ -46,6 +55,8 @@ if TYPE_CHECKING:
     from agentci.recipe.schema import ModelConfig
 
 KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+#: ``kind`` of the ``error`` event when the private path is given up (see the module doc).
+PRIVATE_PATH_DISABLED = "sdk_private_path_disabled"
 DEFAULT_API_VERSION = "v1beta"
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 _BOTH_KEYS = "Both GOOGLE_API_KEY and GEMINI_API_KEY are set"
@@ -85,8 +96,12 @@ class GeminiProvider:
         timeout_seconds: float | None = None,
         api_version: str | None = None,
         raw_path: bool = True,
+        project: str | None = None,
+        location: str | None = None,
     ) -> None:
         self._api_key = api_key
+        self.project = project
+        self.location = location
         self.raw_path = raw_path
         self.base_url = base_url
         self.vertexai = vertexai
@@ -121,6 +136,8 @@ class GeminiProvider:
             vertexai=vertex,
             timeout_seconds=max(retry.request_timeout_seconds, retry.stream_idle_timeout_seconds),
             api_version=env.get("GOOGLE_GENAI_API_VERSION") or None,
+            project=env.get("GOOGLE_CLOUD_PROJECT") or None,
+            location=env.get("GOOGLE_CLOUD_LOCATION") or None,
         )
 
     # ---------------------------------------------------------------- SDK objects
@@ -141,8 +158,12 @@ class GeminiProvider:
             if self.timeout_seconds:
                 opts["timeout"] = int(self.timeout_seconds * 1000)
             http = types.HttpOptions(**opts)
-            if self.vertexai:
-                self._client = genai.Client(vertexai=True, http_options=http)
+            if self.vertexai and (self.project or not self._api_key):
+                self._client = genai.Client(
+                    vertexai=True, project=self.project, location=self.location, http_options=http
+                )
+            elif self.vertexai:  # Vertex AI express mode: an API key, no project
+                self._client = genai.Client(vertexai=True, api_key=self._api_key, http_options=http)
             else:
                 self._client = genai.Client(api_key=self._api_key, http_options=http)
         return self._client
@@ -197,26 +218,31 @@ class GeminiProvider:
         client = self._get_client()
         contents = self.build_contents(request)
         decoder = StreamDecoder()
+        if self.uses_raw_path():
+            try:
+                async for chunk in self._stream_prebuilt(client, request, contents, decoder):
+                    yield chunk
+            except Exception as e:  # noqa: BLE001 - mapped to typed errors right here
+                mapped = _map_error(e)
+                if isinstance(mapped, (ProviderFailed, TransientProviderError)):
+                    raise mapped from e
+                self.raw_path = False  # the SDK changed under us: public path from now on
+                raise ProviderDegraded(
+                    PRIVATE_PATH_DISABLED,
+                    "the google-genai SDK's private streaming path failed "
+                    f"({type(e).__name__}: {str(e)[:300]}); this task uses the SDK's public "
+                    "generate_content_stream from now on",
+                ) from e
+            return
         try:
-            if self.uses_raw_path():
-                model = request.model if "/" in request.model else f"models/{request.model}"
-                stream = await client.aio._api_client.async_request_streamed(
-                    "post",
-                    f"{model}:streamGenerateContent?alt=sse",
-                    request_body(request, contents),
-                )
-                async for http_chunk in stream:
-                    raw = json.loads(http_chunk.body) if http_chunk.body else {}
-                    yield decoder.decode(parse_response(raw, lenient=True))
-            else:
-                config = self.build_config(request)
-                stream = await client.aio.models.generate_content_stream(
-                    model=request.model,
-                    contents=contents,  # type: ignore[arg-type]
-                    config=config,
-                )
-                async for response in stream:
-                    yield decoder.decode(response)
+            config = self.build_config(request)
+            stream = await client.aio.models.generate_content_stream(
+                model=request.model,
+                contents=contents,  # type: ignore[arg-type]
+                config=config,
+            )
+            async for response in stream:
+                yield decoder.decode(response)
         except Exception as e:  # noqa: BLE001 - mapped to typed errors right here
             raise _map_error(e, endpoint=self.endpoint) from e
 
@@ -226,6 +252,24 @@ class GeminiProvider:
         if self.base_url:
             return self.base_url
         return "Vertex AI" if self.vertexai else DEFAULT_BASE_URL
+
+    async def _stream_prebuilt(
+        self,
+        client: genai.Client,
+        request: ModelRequest,
+        contents: list[dict[str, Any]],
+        decoder: StreamDecoder,
+    ) -> AsyncIterator[ModelChunk]:
+        """The call through the SDK's HTTP client with a prebuilt body (see module doc)."""
+        model = request.model if "/" in request.model else f"models/{request.model}"
+        stream = await client.aio._api_client.async_request_streamed(
+            "post",
+            f"{model}:streamGenerateContent?alt=sse",
+            request_body(request, contents),
+        )
+        async for http_chunk in stream:
+            raw = json.loads(http_chunk.body) if http_chunk.body else {}
+            yield decoder.decode(parse_response(raw, lenient=True))
 
 
 def _map_error(e: Exception, *, endpoint: str = DEFAULT_BASE_URL) -> Exception:

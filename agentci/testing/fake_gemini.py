@@ -2,7 +2,8 @@
 
 Point the real google-genai SDK (or agentci, or Gemini CLI) at it with
 ``GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:PORT`` and any ``GEMINI_API_KEY``. It serves
-``POST /{v1,v1beta,v1alpha}/models/{model}:generateContent``,
+``POST /{v1,v1beta,v1alpha}/models/{model}:generateContent`` (and Vertex AI's
+``/v1beta1/[projects/P/locations/L/]publishers/google/models/{model}:…``),
 ``:streamGenerateContent?alt=sse`` (SSE over chunked HTTP/1.1, TCP_NODELAY) and ``:countTokens``;
 each generate call consumes the next turn of the script (:mod:`agentci.testing.fake_script`),
 and every request is recorded for assertions.
@@ -35,7 +36,12 @@ from urllib.parse import parse_qs, urlsplit
 
 from agentci.testing.fake_script import ErrorSpec, Turn, UsageSpec, load_script, parse_script
 
-_PATH = re.compile(r"^/(v1|v1beta|v1alpha)/models/([^/:]+):(\w+)$")
+# Gemini API: /v1beta/models/M:action; Vertex AI: /v1beta1/[projects/P/locations/L/]publishers/
+# google/models/M:action (express mode, with an API key, has no project part)
+_PATH = re.compile(
+    r"^/(v1|v1beta|v1alpha|v1beta1)/"
+    r"(?:projects/[^/]+/locations/[^/]+/)?(?:publishers/google/)?models/([^/:]+):(\w+)$"
+)
 
 
 @dataclass

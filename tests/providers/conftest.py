@@ -14,3 +14,9 @@ def fake() -> Iterator[FakeGemini]:
     """A running fake Gemini server with an empty script (``fake.add(...)`` turns)."""
     with FakeGemini() as server:
         yield server
+
+
+@pytest.fixture(params=[True, False], ids=["private-path", "public-path"])
+def raw_path(request: pytest.FixtureRequest) -> bool:
+    """Both ways agentci calls the SDK: the private path with a prebuilt body, the public one."""
+    return bool(request.param)

@@ -39,9 +39,14 @@ def model_config(**kw: Any) -> ModelConfig:
     return ModelConfig(**kw)
 
 
-def make_chat(fake: FakeGemini, **kw: Any) -> Chat:
+def make_chat(fake: FakeGemini, *, raw_path: bool = True, **kw: Any) -> Chat:
+    """A Chat over the real SDK against ``fake``; ``raw_path`` picks the SDK's private
+    streaming path (a prebuilt body) or its public ``generate_content_stream``."""
     cfg = model_config(**kw)
-    return Chat(GeminiProvider.from_config(cfg, fake.env()), cfg, sleep=Sleeps())
+    provider = GeminiProvider.from_config(cfg, fake.env())
+    provider.raw_path = raw_path
+    assert provider.uses_raw_path() is raw_path
+    return Chat(provider, cfg, sleep=Sleeps())
 
 
 def request(*texts: str, messages: list[Message] | None = None) -> ModelRequest:

@@ -83,9 +83,9 @@ def test_multi_turn_tool_session_round_trips_ids_and_signatures(
     assert "toolConfig" not in body  # automatic function calling is client-side only
 
 
-def test_429_then_success_honours_retry_info(fake: FakeGemini) -> None:
+def test_429_then_success_honours_retry_info(fake: FakeGemini, raw_path: bool) -> None:
     fake.add({"error": {"code": 429, "retry_delay": 0.03}}, {"text": "ok"})
-    chat = make_chat(fake)
+    chat = make_chat(fake, raw_path=raw_path)
     res = run(chat, request("hi"))
     assert res.error is None
     (retry,) = res.events("retry")
@@ -94,36 +94,37 @@ def test_429_then_success_honours_retry_info(fake: FakeGemini) -> None:
     assert res.final_parts() == [TextPart("ok")]
 
 
-def test_retry_after_header_is_capped(fake: FakeGemini) -> None:
+def test_retry_after_header_is_capped(fake: FakeGemini, raw_path: bool) -> None:
     fake.add({"error": {"code": 503, "retry_after": 30}}, {"text": "ok"})
-    chat = make_chat(fake)
+    chat = make_chat(fake, raw_path=raw_path)
     res = run(chat, request("hi"))
     assert res.error is None and chat._sleep.delays == [0.05]  # max_delay_seconds
 
 
-def test_500_until_retries_are_spent(fake: FakeGemini) -> None:
+def test_500_until_retries_are_spent(fake: FakeGemini, raw_path: bool) -> None:
     fake.add(*[{"error": {"code": 500}}] * 3)
-    res = run(make_chat(fake), request("hi"))
+    res = run(make_chat(fake, raw_path=raw_path), request("hi"))
     assert isinstance(res.error, ProviderFailed) and "after 3 attempts" in str(res.error)
     assert len(res.events("retry")) == 2 and len(fake.generate_requests) == 3
 
 
 @pytest.mark.parametrize("code", [400, 401, 403, 404])
-def test_client_errors_are_not_retried(fake: FakeGemini, code: int) -> None:
+def test_client_errors_are_not_retried(fake: FakeGemini, code: int, raw_path: bool) -> None:
     fake.add({"error": {"code": code}}, {"text": "never"})
-    res = run(make_chat(fake), request("hi"))
+    res = run(make_chat(fake, raw_path=raw_path), request("hi"))
     assert isinstance(res.error, ProviderFailed) and f"HTTP {code}" in str(res.error)
     assert len(fake.generate_requests) == 1 and not res.events("retry")
 
 
 def test_cut_stream_mid_function_call_is_retried_without_the_partial_call(
     fake: FakeGemini,
+    raw_path: bool,
 ) -> None:
     fake.add(
         {"text": "Reading.", "function_calls": [CALL, {**CALL, "id": "call-2"}], "cut_after": 2},
         {"text": "Reading again.", "function_calls": [CALL]},
     )
-    res = run(make_chat(fake), request("hi"))
+    res = run(make_chat(fake, raw_path=raw_path), request("hi"))
     assert res.error is None
     (retry,) = res.events("retry")
     assert "connection" in retry.reason
@@ -132,16 +133,16 @@ def test_cut_stream_mid_function_call_is_retried_without_the_partial_call(
     assert res.final_parts() == [TextPart("Reading again."), calls[0]]
 
 
-def test_malformed_chunk_is_retried(fake: FakeGemini) -> None:
+def test_malformed_chunk_is_retried(fake: FakeGemini, raw_path: bool) -> None:
     fake.add({"text": "a", "malformed_after": 1}, {"text": "b"})
-    res = run(make_chat(fake), request("hi"))
+    res = run(make_chat(fake, raw_path=raw_path), request("hi"))
     assert res.error is None and "malformed" in res.events("retry")[0].reason
     assert res.final_parts() == [TextPart("b")]
 
 
-def test_stalled_stream_times_out_and_is_retried(fake: FakeGemini) -> None:
+def test_stalled_stream_times_out_and_is_retried(fake: FakeGemini, raw_path: bool) -> None:
     fake.add({"text": "a", "stall_after": 1, "stall_seconds": 5}, {"text": "b"})
-    res = run(make_chat(fake), request("hi"))
+    res = run(make_chat(fake, raw_path=raw_path), request("hi"))
     assert res.error is None and "stalled" in res.events("retry")[0].reason
     assert res.final_parts() == [TextPart("b")]
 
