@@ -177,7 +177,7 @@ class Chat:
                 raise failure
             if isinstance(failure, ProviderDegraded):
                 yield Error(kind=failure.kind, message=str(failure))
-                yield Retry(attempt=attempt + 1, reason=str(failure), delay_seconds=0.0)
+                yield Retry(attempt=attempt + 1, reason=failure.kind, delay_seconds=0.0)
                 attempt -= 1  # the provider's own switch, not a failed try
                 continue
             if isinstance(failure, QuotaExhausted):

@@ -230,7 +230,7 @@ class GeminiProvider:
                 raise ProviderDegraded(
                     PRIVATE_PATH_DISABLED,
                     "the google-genai SDK's private streaming path failed "
-                    f"({type(e).__name__}: {str(e)[:300]}); this task uses the SDK's public "
+                    f"({type(e).__name__}: {' '.join(str(e).split())[:300]}); this task uses the SDK's public "
                     "generate_content_stream from now on",
                 ) from e
             return

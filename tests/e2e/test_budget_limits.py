@@ -44,7 +44,7 @@ def test_the_cli_flag_overrides_the_recipe(tmp_path: Path):
     assert exhausted(run).cap == 1
 
 
-def test_max_tokens_is_never_exceeded(tmp_path: Path):
+def test_max_tokens_refuses_the_call_that_would_cross_it(tmp_path: Path):
     cap = 2500
     run = make_case(tmp_path, writes(20), {"budget": {"max_tokens": cap}}).run()
     assert_agree(run, "budget_exhausted", 3)
@@ -55,7 +55,7 @@ def test_max_tokens_is_never_exceeded(tmp_path: Path):
     assert used.model_calls >= 2 and "f1.txt" in run.patch
 
 
-def test_max_cost_is_never_exceeded(tmp_path: Path):
+def test_max_cost_refuses_the_call_that_would_cross_it(tmp_path: Path):
     # $1000 per million tokens: each scripted call costs about $0.3
     pricing = {"input_per_mtok": 1000, "output_per_mtok": 1000}
     recipe = {"model": {"name": "scripted:script.yaml", "pricing": pricing}}

@@ -1,0 +1,29 @@
+"""A run whose SDK private path breaks goes on through the public path (not internal_error)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from e2e_scenario import assert_agree, make_case
+
+from agentci.events import types as ev
+from agentci.testing.fake_gemini import FakeGemini
+
+# a field the Gemini API does not send, of a shape the SDK's response type rejects: only the
+# private path (which skips the SDK's converter) sees it
+CHANGED_SHAPE = {
+    "candidates": [
+        {"content": {"role": "model", "parts": [{"text": "done"}]}, "finishReason": "STOP"}
+    ],
+    "createTime": {"seconds": "not a timestamp"},
+}
+
+
+def test_a_broken_private_path_is_an_error_event_and_the_run_goes_on(tmp_path: Path) -> None:
+    recipe = {"model": {"name": "gemini-2.5-flash"}, "allow_no_changes": True}
+    with FakeGemini([[CHANGED_SHAPE], [CHANGED_SHAPE]]) as fake:
+        run = make_case(tmp_path, None, recipe).run(env=fake.env())
+    assert_agree(run, "no_changes", 0)
+    errors = [e for e in run.events if isinstance(e, ev.Error)]
+    assert [e.kind for e in errors] == ["sdk_private_path_disabled"]
+    assert run.result["summary"] == "done"
