@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from agentci.outputs.change import Change, Patch
     from agentci.outputs.patch import ChangeTracker
     from agentci.outputs.redact import Redactor
+    from agentci.providers.gemini import SdkPaths
     from agentci.verify.stage import ChangeCheck
 
 Emit = Callable[[ev.Event], object]
@@ -50,6 +51,7 @@ class RunSettings:
     provider_factory: Callable[[TaskPlan], Provider] | None = None  # in-process model (tests)
     totals: RunTotals | None = None  # budget.total: what earlier tasks of the run used
     redactor: Redactor | None = None  # masks secrets in the patch (default: from the environment)
+    sdk_paths: SdkPaths | None = None  # shared by the run's Gemini providers (made lazily)
 
 
 class TaskRun:
@@ -391,7 +393,15 @@ class TaskRun:
             return self.settings.provider_factory(self.plan)
         from agentci.providers import make_provider
 
-        provider = make_provider(self.plan.model, base_dir=self.settings.recipe_path.parent)
+        if self.settings.sdk_paths is None:
+            from agentci.providers.gemini import SdkPaths
+
+            self.settings.sdk_paths = SdkPaths()
+        provider = make_provider(
+            self.plan.model,
+            base_dir=self.settings.recipe_path.parent,
+            sdk_paths=self.settings.sdk_paths,
+        )
         if self.settings.record is not None:
             from agentci.providers.recording import RecordingProvider
 

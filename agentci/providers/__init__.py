@@ -13,14 +13,18 @@ from agentci.errors import InvalidInput
 
 if TYPE_CHECKING:
     from agentci.providers.base import Provider
+    from agentci.providers.gemini import SdkPaths
     from agentci.recipe.schema import ModelConfig
 
 
-def make_provider(model: ModelConfig, *, base_dir: Path) -> Provider:
+def make_provider(
+    model: ModelConfig, *, base_dir: Path, sdk_paths: SdkPaths | None = None
+) -> Provider:
     """Build the provider named by ``model.name``.
 
     ``replay:PATH`` replays a cassette, ``scripted:PATH`` runs a Python script of responses
-    (PATH relative to ``base_dir``, the recipe's folder); anything else is a Gemini model.
+    (PATH relative to ``base_dir``, the recipe's folder); anything else is a Gemini model
+    (``sdk_paths``: shared by the Gemini providers of one run).
     """
     name = model.name
     if name.startswith("replay:"):
@@ -33,7 +37,7 @@ def make_provider(model: ModelConfig, *, base_dir: Path) -> Provider:
         return ScriptedProvider.from_file(model_file(name[len("scripted:") :], base_dir))
     from agentci.providers.gemini import GeminiProvider
 
-    return GeminiProvider.from_config(model)
+    return GeminiProvider.from_config(model, paths=sdk_paths)
 
 
 def model_file(path: str, base_dir: Path) -> Path:

@@ -19,7 +19,7 @@
   method, or for Vertex AI (whose paths the SDK builds), the public
   ``generate_content_stream`` is used with the same cached JSON contents. Any unexpected
   exception from the private path (AttributeError, TypeError, an answer shape its parsing
-  rejects) switches the provider to the public path for the rest of the task: the call is
+  rejects) switches to the public path for the rest of the run (:class:`SdkPaths`): the call is
   retried at once, after an ``error`` event of kind ``sdk_private_path_disabled``.
 """
 
@@ -30,6 +30,7 @@ import json
 import logging
 import os
 from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from agentci.errors import InvalidInput, ProviderFailed
@@ -78,6 +79,14 @@ def key_note(environ: Mapping[str, str]) -> str | None:
     return None
 
 
+@dataclass
+class SdkPaths:
+    """Which ways of calling the SDK still work, shared by the providers of one run: once the
+    private path failed, every later task of the run uses the public one."""
+
+    private: bool = True
+
+
 def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in ("1", "true", "yes")
 
@@ -98,8 +107,10 @@ class GeminiProvider:
         raw_path: bool = True,
         project: str | None = None,
         location: str | None = None,
+        paths: SdkPaths | None = None,
     ) -> None:
         self._api_key = api_key
+        self.paths = paths or SdkPaths()
         self.project = project
         self.location = location
         self.raw_path = raw_path
@@ -118,9 +129,14 @@ class GeminiProvider:
 
     @classmethod
     def from_config(
-        cls, model: ModelConfig, environ: Mapping[str, str] | None = None
+        cls,
+        model: ModelConfig,
+        environ: Mapping[str, str] | None = None,
+        *,
+        paths: SdkPaths | None = None,
     ) -> GeminiProvider:
-        """Build from the recipe's model section and the environment; checks the key first."""
+        """Build from the recipe's model section and the environment; checks the key first.
+        ``paths`` is shared by the providers of a run (see :class:`SdkPaths`)."""
         env = os.environ if environ is None else environ
         vertex = _truthy(env.get("GOOGLE_GENAI_USE_VERTEXAI"))
         key = next((env[v] for v in KEY_VARS if env.get(v)), None)
@@ -138,6 +154,7 @@ class GeminiProvider:
             api_version=env.get("GOOGLE_GENAI_API_VERSION") or None,
             project=env.get("GOOGLE_CLOUD_PROJECT") or None,
             location=env.get("GOOGLE_CLOUD_LOCATION") or None,
+            paths=paths,
         )
 
     # ---------------------------------------------------------------- SDK objects
@@ -204,7 +221,7 @@ class GeminiProvider:
     def uses_raw_path(self) -> bool:
         """Whether calls go through the SDK's HTTP client with a prebuilt body."""
         api = getattr(self._get_client().aio, "_api_client", None)
-        if not self.raw_path or self.vertexai:
+        if not self.raw_path or not self.paths.private or self.vertexai:
             return False
         return callable(getattr(api, "async_request_streamed", None))
 
@@ -226,11 +243,11 @@ class GeminiProvider:
                 mapped = _map_error(e)
                 if isinstance(mapped, (ProviderFailed, TransientProviderError)):
                     raise mapped from e
-                self.raw_path = False  # the SDK changed under us: public path from now on
+                self.paths.private = False  # the SDK changed under us: public path from now on
                 raise ProviderDegraded(
                     PRIVATE_PATH_DISABLED,
                     "the google-genai SDK's private streaming path failed "
-                    f"({type(e).__name__}: {' '.join(str(e).split())[:300]}); this task uses the SDK's public "
+                    f"({type(e).__name__}: {' '.join(str(e).split())[:300]}); the run uses the SDK's public "
                     "generate_content_stream from now on",
                 ) from e
             return

@@ -27,3 +27,15 @@ def test_a_broken_private_path_is_an_error_event_and_the_run_goes_on(tmp_path: P
     errors = [e for e in run.events if isinstance(e, ev.Error)]
     assert [e.kind for e in errors] == ["sdk_private_path_disabled"]
     assert run.result["summary"] == "done"
+
+
+def test_the_public_path_is_kept_for_the_rest_of_the_run(tmp_path: Path) -> None:
+    tasks = [{"name": "one", "prompt": "Go."}, {"name": "two", "prompt": "Go on."}]
+    recipe = {"model": {"name": "gemini-2.5-flash"}, "allow_no_changes": True, "tasks": tasks}
+    # task one: the private path fails, the call is retried on the public path; task two has
+    # one answer only, so trying the private path again would leave it without one
+    with FakeGemini([[CHANGED_SHAPE], [CHANGED_SHAPE], [CHANGED_SHAPE]]) as fake:
+        run = make_case(tmp_path, None, recipe).run(env=fake.env())
+    assert_agree(run, "no_changes", 0)
+    errors = [(e.task, e.kind) for e in run.events if isinstance(e, ev.Error)]
+    assert errors == [("one", "sdk_private_path_disabled")]
