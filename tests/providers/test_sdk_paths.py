@@ -38,7 +38,7 @@ def test_an_answer_the_private_path_cannot_parse_switches_to_the_public_path(
     assert error.kind == "sdk_private_path_disabled"
     assert "private streaming path failed" in error.message
     assert res.final_parts() == [TextPart("hi")]
-    assert not provider.uses_raw_path()  # for the rest of the task
+    assert not provider.uses_raw_path()  # from now on
     again = run(chat, request("hi again"))
     assert again.error is None and not again.events("error")
     assert len(fake.generate_requests) == 3
