@@ -240,7 +240,7 @@ class GeminiProvider:
                 async for chunk in self._stream_prebuilt(client, request, contents, decoder):
                     yield chunk
             except Exception as e:  # noqa: BLE001 - mapped to typed errors right here
-                mapped = _map_error(e)
+                mapped = _map_error(e, endpoint=self.endpoint)
                 if isinstance(mapped, (ProviderFailed, TransientProviderError)):
                     raise mapped from e
                 self.paths.private = False  # the SDK changed under us: public path from now on
