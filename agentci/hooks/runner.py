@@ -1,8 +1,11 @@
 """Recipe hooks: the recipe author's commands around tool calls (docs/hooks.md).
 
-A hook is trusted like ``setup`` and ``verify``: it runs outside the policy and the sandbox,
-with the same allowlisted environment as the tools (never agentci's secrets), in the
-workspace, with a wall timeout. It reads one JSON document on stdin and answers with its
+A hook is the recipe author's: it runs outside the policy and the sandbox, with the same
+allowlisted environment as the tools (never agentci's secrets), with a wall timeout — and
+never with the workspace as its working directory or import path: it runs in the recipe's
+folder with ``PYTHONSAFEPATH=1`` (no script folder or working directory on ``sys.path``).
+The script its first word names is fingerprinted (SHA-256) when the run starts; if it has
+changed since (the agent rewrote it), the hook does not run and the call is denied. It reads one JSON document on stdin and answers with its
 exit code (and optionally a JSON line on stdout):
 
 ==============  ===========================================================================
@@ -18,6 +21,7 @@ model reads; a deny or a failure becomes a note saying so; ``stop`` still ends t
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -44,6 +48,18 @@ NOTE_CAP = 4_000
 
 # The first word of a command when it is a plain (unquoted, unexpanded) word.
 _FIRST_WORD = re.compile(r"^(\s*)([^\s;&|<>()'\"`$~\\]+)(?=$|[\s;&|<>()])")
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def _fingerprint(path: Path) -> str:
+    """SHA-256 of the file's bytes (``missing`` when it cannot be read)."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return "missing"
 
 
 def _cap(text: str, limit: int) -> str:
@@ -166,6 +182,7 @@ class HookRunner:
         env: Mapping[str, str],
         recipe_dir: Path,
         task: str = "",
+        fingerprints: dict[Path, str] | None = None,
     ) -> None:
         self.workspace = workspace
         self.recipe_dir = recipe_dir
@@ -174,7 +191,9 @@ class HookRunner:
             **env,
             "AGENTCI_WORKSPACE": str(workspace),
             "AGENTCI_RECIPE_DIR": str(recipe_dir),
+            "PYTHONSAFEPATH": "1",
         }
+        self.fingerprints = {} if fingerprints is None else fingerprints
         self.hooks: list[CompiledHook] = []
         stages: tuple[tuple[Stage, list[Hook]], ...] = (
             ("before_tool", config.before_tool),
@@ -190,9 +209,20 @@ class HookRunner:
                         "(a relative command is resolved against the recipe's folder)"
                     )
                 self.hooks.append(compiled)
+                if script is not None:  # the first task of the run fixes the fingerprint
+                    self.fingerprints.setdefault(_real(script), _fingerprint(script))
 
     def __bool__(self) -> bool:
         return bool(self.hooks)
+
+    def _changed(self, hook: CompiledHook) -> str:
+        """Why ``hook``'s script may not run (changed since the run started), or ``""``."""
+        if hook.script is None:
+            return ""
+        want = self.fingerprints.get(_real(hook.script))
+        if want is not None and _fingerprint(hook.script) != want:
+            return f"the hook script {hook.script} changed since the run started; not run"
+        return ""
 
     @property
     def scripts(self) -> list[Path]:
@@ -259,10 +289,22 @@ class HookRunner:
     async def _run(self, hook: CompiledHook, payload: bytes, verdict: HookVerdict) -> _Answer:
         timeout = hook.hook.timeout_seconds
         env = {**self.env, "AGENTCI_HOOK_EVENT": hook.stage}
+        changed = self._changed(hook)
+        if changed:
+            verdict.events.append(
+                HookResult(
+                    hook=hook.label,
+                    command=hook.hook.command,
+                    exit_code=None,
+                    decision="deny",
+                    output=changed,
+                )
+            )
+            return _Answer("deny", changed, "")
         try:
             done = await run_process(
                 hook.command,
-                cwd=self.workspace,
+                cwd=self.recipe_dir,
                 env=env,
                 timeout=timeout,
                 output_cap=OUTPUT_CAP,

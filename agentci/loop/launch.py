@@ -83,6 +83,9 @@ def launch(opts: LaunchOptions) -> int:
 def _launch(opts: LaunchOptions) -> int:
     from agentci.outputs.outdir import prepare_out_dir
     from agentci.outputs.redact import Redactor
+    from agentci.policy.env import make_undumpable
+
+    make_undumpable()  # a same-user child cannot read /proc/<agentci>/environ
 
     if not opts.recipe.is_file():  # nothing to run: no outputs either
         what = "is a folder, not a recipe file" if opts.recipe.is_dir() else "no such recipe file"

@@ -11,7 +11,7 @@ import os
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from agentci.outputs.change import Change, Patch
     from agentci.outputs.patch import ChangeTracker
     from agentci.outputs.redact import Redactor
+    from agentci.policy.rules import PolicyEngine
+    from agentci.policy.sandbox import Sandbox
     from agentci.providers.gemini import SdkPaths
     from agentci.verify.stage import ChangeCheck
 
@@ -52,6 +54,8 @@ class RunSettings:
     totals: RunTotals | None = None  # budget.total: what earlier tasks of the run used
     redactor: Redactor | None = None  # masks secrets in the patch (default: from the environment)
     sdk_paths: SdkPaths | None = None  # shared by the run's Gemini providers (made lazily)
+    tasks_started: int = 0  # setup of a later task runs in the sandbox (agent work is there)
+    hook_fingerprints: dict[Path, str] = field(default_factory=dict)  # hook scripts at start
 
 
 class TaskRun:
@@ -73,6 +77,8 @@ class TaskRun:
         self._announced = False  # task_started was emitted
         self._workspace: Path | None = None
         self.check: ChangeCheck | None = None  # verify + guards (agentci/verify), once ready
+        self.first = True
+        self.sandboxes: list[Sandbox] = []  # their placeholders go when the task ends
         self.budget = BudgetTracker(plan.budget, total=settings.totals, model=plan.model)
 
     def cancel(self, signal_name: str) -> None:
@@ -86,6 +92,8 @@ class TaskRun:
     async def run(self) -> TaskReport:
         """Run the task and report how it ended (never raises, except a second signal)."""
         started = time.monotonic()
+        self.first = self.settings.tasks_started == 0
+        self.settings.tasks_started += 1
         report = TaskReport(name=self.plan.name, status=Status.internal_error, exit_code=70)
         workspace = None
         try:
@@ -132,6 +140,8 @@ class TaskRun:
         finally:
             self._started("")  # the task ended before its prompt was rendered
             await self._finish(report, started)
+            for box in self.sandboxes:
+                box.cleanup()
             if workspace is not None:
                 workspace.cleanup()
         return report
@@ -304,9 +314,10 @@ class TaskRun:
         """Setup, the snapshot the patch is taken against, then the agent loop."""
         from agentci.hooks.runner import HookRunner
         from agentci.policy.env import child_env
+        from agentci.policy.gitconfig import warn_credentials
         from agentci.policy.private_tmp import hidden_by_private_tmp
         from agentci.policy.rules import PolicyEngine
-        from agentci.policy.sandbox import make_sandbox
+        from agentci.policy.sandbox import check_sandbox_mode
         from agentci.tools.base import ToolContext
         from agentci.tools.registry import default_tools
         from agentci.tools.scheduler import Scheduler
@@ -314,32 +325,37 @@ class TaskRun:
 
         recipe = self.settings.recipe
         plan = self.plan
+        check_sandbox_mode(recipe.sandbox)  # under CI, no sandbox is refused before any work
         env = child_env(recipe.policy.env_passthrough)
-        policy = PolicyEngine.from_recipe(
-            recipe.policy, workspace=workspace, recipe_path=self.settings.recipe_path
-        )
         hooks = HookRunner(
             recipe.hooks,
             workspace=workspace,
             env=env,
             recipe_dir=self.settings.recipe_path.parent,
             task=plan.name,
-        )
-        policy.protected.reals.extend(hooks.scripts)  # hook scripts: as protected as the recipe
-        sandbox, warning = make_sandbox(
-            recipe.sandbox,
-            workspace=workspace,
-            network=recipe.policy.network,
-            readonly=policy.sandbox_readonly(),
+            fingerprints=self.settings.hook_fingerprints,
         )
         provider = self._provider()
+        warn_credentials(workspace, self.emit)
+        await self._setup(workspace, env, hooks.scripts)
+        # Protected paths are decided now, after setup (it may have run `git init`).
+        policy = PolicyEngine.from_recipe(
+            recipe.policy, workspace=workspace, recipe_path=self.settings.recipe_path
+        )
+        policy.protected.reals.extend(hooks.scripts)  # hook scripts: as protected as the recipe
+        sandbox, warning = self._sandbox(workspace, policy, recipe.policy.network)
         if warning:
             self.emit(ev.Error(kind="sandbox_unavailable", message=warning))
         hidden = hidden_by_private_tmp(os.environ) if sandbox is not None else None
         if hidden:
             self.emit(ev.Error(kind="sandbox_hides_tmp", message=hidden))
-        await self._setup(workspace, env)
-        self.check = ChangeCheck(plan, workspace=workspace, env=env, emit=self.emit)
+        verify_box = None
+        if sandbox is not None and plan.verify is not None:
+            net = plan.verify.network
+            verify_box = sandbox.but(network=recipe.policy.network if net is None else net)
+        self.check = ChangeCheck(
+            plan, workspace=workspace, env=env, emit=self.emit, sandbox=verify_box
+        )
         tools = default_tools()
         ctx = ToolContext(
             workspace=workspace,
@@ -420,17 +436,50 @@ class TaskRun:
         config = self.plan.model
         return lambda model, usage: cost_for(model, usage, config.pricing_for(model))
 
-    async def _setup(self, workspace: Path, env: dict[str, str]) -> None:
-        """The recipe's trusted setup commands, outside the policy; a failure ends the task."""
+    def _sandbox(
+        self, workspace: Path, policy: PolicyEngine, network: bool
+    ) -> tuple[Sandbox | None, str | None]:
+        """A sandbox for this task; its placeholders are removed when the task ends."""
+        from agentci.policy.sandbox import make_sandbox
+
+        box, warning = make_sandbox(
+            self.settings.recipe.sandbox,
+            workspace=workspace,
+            network=network,
+            readonly=policy.sandbox_readonly(),
+            protect_workflows=not policy.workflows_allowed("run_shell_command"),
+        )
+        if box is not None:
+            self.sandboxes.append(box)
+        return box, warning
+
+    async def _setup(self, workspace: Path, env: dict[str, str], hook_scripts: list[Path]) -> None:
+        """The recipe's setup commands, outside the policy; a failure ends the task.
+
+        The first task's setup runs on the host (the checkout as the job made it); a later
+        task's runs in the sandbox, where the earlier agent's work is (``setup.network``).
+        """
+        from agentci.policy.rules import PolicyEngine
         from agentci.tools.process import run_process
 
-        for command in self.settings.recipe.setup:
+        config = self.settings.recipe.setup_config
+        sandbox = None
+        if config.commands and not self.first:
+            policy = PolicyEngine.from_recipe(
+                self.settings.recipe.policy,
+                workspace=workspace,
+                recipe_path=self.settings.recipe_path,
+            )
+            policy.protected.reals.extend(hook_scripts)
+            sandbox, _ = self._sandbox(workspace, policy, config.network)
+        for command in config.commands:
             result = await run_process(
                 command,
                 cwd=workspace,
                 env=env,
                 timeout=self.plan.budget.tool_timeout_seconds,
                 output_cap=8000,
+                sandbox=sandbox,
             )
             if result.exit_code != 0:
                 tail = result.output[-2000:]

@@ -8,8 +8,10 @@ through.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import sys
 from collections.abc import Mapping, Sequence
 
 #: Variables a tool process inherits from agentci's own environment when set.
@@ -76,3 +78,22 @@ def child_env(
     env.setdefault("PATH", os.defpath)
     env.update(FORCED)
     return env
+
+
+def make_undumpable() -> bool:
+    """Make agentci's process non-dumpable (Linux ``prctl(PR_SET_DUMPABLE, 0)``).
+
+    ``/proc/<agentci>/environ`` (and ``mem``, ``fd``…) then belongs to root, so a child running
+    as the same non-root user — a command without the sandbox — cannot read agentci's API
+    keys there. A root child still can: only the sandbox's PID namespace hides agentci from
+    it. Returns whether it worked (False off Linux).
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_dumpable = 4
+        return libc.prctl(pr_set_dumpable, 0, 0, 0, 0) == 0
+    return False

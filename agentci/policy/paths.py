@@ -7,7 +7,9 @@ over-long names are refused before they reach the file system.
 
 Protected paths are never writable by the agent, in any mode: ``.git/**`` (and the real
 git directory when ``.git`` is a file pointing elsewhere), ``.agentci/**``, the recipe file
-and ``.github/workflows/**`` (the last one only where a rule allows it).
+and ``.github/workflows/**`` (the last one only where a rule allows it). On a file system
+that ignores case (macOS, Windows, casefolded folders) the match ignores case too:
+``.GIT/config`` is ``.git/config`` there.
 """
 
 from __future__ import annotations
@@ -127,6 +129,20 @@ def anchored(globs: Iterable[str]) -> pathspec.PathSpec:
     return pathspec.PathSpec.from_lines("gitignore", lines)
 
 
+def case_insensitive(folder: Path) -> bool:
+    """Whether the file system holding ``folder`` ignores case in names (probed, no writes)."""
+    p = Path(os.path.realpath(folder))
+    for part in (p, *p.parents):
+        name = part.name
+        if name.lower() != name.upper():
+            other = part.with_name(name.swapcase())
+            try:
+                return os.path.samefile(part, other)
+            except OSError:
+                return False
+    return False
+
+
 class Protected:
     """Knows which real paths the agent may never write.
 
@@ -143,19 +159,22 @@ class Protected:
         self.protect_workflows = workflows
         self.spec = anchored(globs)
         self.reals: list[Path] = git_dirs(self.workspace)
+        self.fold = case_insensitive(self.workspace)
         if recipe_path is not None:
             self.reals.append(Path(os.path.realpath(recipe_path)))
 
     def why(self, real: Path, rel: str | None = None, *, workflows_allowed: bool = False) -> str:
         """The protected path ``real`` falls under, or ``""`` when it may be written."""
         for p in self.reals:
-            if real == p or is_below(real, p):
+            if real == p or is_below(real, p) or (self.fold and _below_folded(real, p)):
                 return _show(p, self.workspace)
         if rel is None:
             try:
                 rel = real.relative_to(self.workspace).as_posix()
             except ValueError:
                 return ""
+        if self.fold:
+            rel = rel.lower()
         if self.spec.match_file(rel):
             return rel.split("/")[0] + "/"
         if self.protect_workflows and not workflows_allowed and self.workflows.match_file(rel):
@@ -182,6 +201,10 @@ def is_below(path: Path, parent: Path) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _below_folded(path: Path, parent: Path) -> bool:
+    return is_below(Path(str(path).lower()), Path(str(parent).lower()))
 
 
 def _show(path: Path, workspace: Path) -> str:

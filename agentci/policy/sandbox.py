@@ -1,15 +1,29 @@
-"""The bubblewrap sandbox for tool commands (docs/policy.md).
+"""The bubblewrap sandbox: the one place where content of the workspace is executed.
 
-Inside: the root file system read-only, the workspace writable (except its protected
-paths, mounted read-only over it), a private ``/tmp``, a private ``/proc`` in a new PID
-namespace (the parent's environment and processes are not visible), no network unless
-the recipe sets ``policy.network: true``, a new session (no terminal injection), and
-``--die-with-parent`` so nothing outlives agentci. Killing the sandbox's process kills
-every process inside it.
+Everything that can run what the agent wrote runs in it (docs/policy.md, "The execution
+boundary"): the model's shell commands, ``verify``, ``setup`` of every task after the first,
+and the agent's own ``git``. Inside:
+
+* the root file system read-only, the workspace writable except its protected paths
+  (``.git``, ``.agentci``, ``.github/workflows``, hook scripts, the recipe), mounted read-only
+  over it — also when they do not exist yet: an empty read-only placeholder is mounted, so
+  ``git init`` or ``mkdir -p .github/workflows`` cannot create them (:meth:`Sandbox.cleanup`
+  removes the placeholders agentci made);
+* a private ``/tmp``, ``/proc`` in a new PID namespace (agentci's environment and processes are
+  not visible), a user namespace where the kernel allows one, and **no capabilities**
+  (``--cap-drop ALL``: even as root, nothing can be unmounted or remounted writable);
+* without network (``--unshare-net``) unless asked for; then host Unix sockets are hidden too:
+  ``/run`` (``/var/run``) becomes an empty tmpfs and every other socket the host has bound
+  (``/proc/net/unix``) outside the workspace is covered with ``/dev/null``;
+* the repository's config files, when they hold credentials (``actions/checkout``'s
+  ``extraheader``), covered with sanitised copies (:mod:`agentci.policy.gitconfig`);
+* a new session (no terminal injection) and ``--die-with-parent``: nothing outlives agentci.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import functools
 import os
 import shutil
@@ -19,7 +33,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentci.errors import InvalidInput
+from agentci.policy.gitconfig import sanitised_copies
 from agentci.policy.paths import is_below
+
+#: Protected folders mounted read-only, created as empty placeholders when absent.
+PROTECTED_DIRS: tuple[str, ...] = (".git", ".agentci")
+WORKFLOWS_DIR = ".github/workflows"
+#: Folders of the host hidden (an empty tmpfs) when the network is off: Unix sockets live there.
+SOCKET_DIRS: tuple[str, ...] = ("/run", "/var/run", "/var/lib/docker", "/var/snap")
 
 
 @dataclass(frozen=True)
@@ -29,20 +50,78 @@ class Sandbox:
     workspace: Path
     network: bool = False
     readonly: tuple[Path, ...] = field(default_factory=tuple)
+    writable: tuple[Path, ...] = field(default_factory=tuple)  # outside the workspace
     bwrap: str = "bwrap"
+    placeholders: tuple[Path, ...] = field(default_factory=tuple)  # made by agentci
+    overlays: tuple[tuple[Path, Path], ...] = field(default_factory=tuple)  # (copy, original)
+
+    def but(self, *, network: bool | None = None, writable: Sequence[Path] = ()) -> Sandbox:
+        """The same sandbox with another network setting and/or more writable folders."""
+        return dataclasses.replace(
+            self,
+            network=self.network if network is None else network,
+            writable=(*self.writable, *writable),
+        )
 
     def wrap(self, argv: Sequence[str], cwd: Path) -> list[str]:
         """The bwrap command line that runs ``argv`` in ``cwd`` inside the sandbox."""
         ws = str(self.workspace)
-        args = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        args += ["--tmpfs", "/tmp", "--bind", ws, ws]
+        args = [self.bwrap, "--unshare-user-try", "--ro-bind", "/", "/"]
+        if not self.network:
+            args += _socket_masks(self.workspace)
+        args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--bind", ws, ws]
+        for p in self.writable:
+            args += ["--bind", str(p), str(p)]
         for p in self.readonly:
             args += ["--ro-bind", str(p), str(p)]
+        for copy, original in self.overlays:
+            args += ["--ro-bind", str(copy), str(original)]
         if not self.network:
             args.append("--unshare-net")
-        args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent"]
-        args += ["--new-session", "--chdir", str(cwd), "--", *argv]
+        args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL"]
+        args += ["--die-with-parent", "--new-session", "--chdir", str(cwd), "--", *argv]
         return args
+
+    def cleanup(self) -> None:
+        """Remove the empty placeholders agentci created (those still empty) and the
+        sanitised copies of git config files."""
+        for copy, _ in self.overlays:
+            with contextlib.suppress(OSError):
+                copy.unlink()
+        for p in reversed(self.placeholders):
+            with contextlib.suppress(OSError):
+                p.rmdir()
+
+
+def _socket_masks(workspace: Path) -> list[str]:
+    """bwrap arguments hiding the host's Unix sockets (network off)."""
+    out: list[str] = []
+    hidden: list[Path] = []
+    for d in SOCKET_DIRS:
+        p = Path(d)
+        if p.is_dir() and not p.is_symlink() and not is_below(workspace, p):
+            out += ["--tmpfs", d]
+            hidden.append(p)
+    for sock in host_sockets():
+        if any(is_below(sock, h) for h in hidden) or is_below(sock, workspace):
+            continue
+        if is_below(sock, Path("/tmp")) or is_below(sock, Path("/dev")):
+            continue  # a private /tmp and /dev are mounted anyway
+        out += ["--ro-bind-try", "/dev/null", str(sock)]
+    return out
+
+
+def host_sockets() -> list[Path]:
+    """Paths of the Unix sockets bound on this host (Linux ``/proc/net/unix``), real paths."""
+    out: list[Path] = []
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/net/unix").read_text().splitlines()[1:]:
+            parts = line.split()
+            if len(parts) >= 8 and parts[7].startswith("/"):
+                p = Path(os.path.realpath(parts[7]))
+                if p.exists() and p not in out:
+                    out.append(p)
+    return out
 
 
 @functools.lru_cache(maxsize=1)
@@ -51,23 +130,9 @@ def bwrap_problem() -> str | None:
     exe = shutil.which("bwrap")
     if exe is None:
         return "bubblewrap (bwrap) is not installed"
-    probe = [
-        exe,
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
-        "--tmpfs",
-        "/tmp",
-        "--unshare-net",
-        "--unshare-pid",
-        "--die-with-parent",
-        "--new-session",
-        "true",
-    ]
+    probe = [exe, "--unshare-user-try", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    probe += ["--tmpfs", "/tmp", "--unshare-net", "--unshare-pid", "--cap-drop", "ALL"]
+    probe += ["--die-with-parent", "--new-session", "true"]
     try:
         done = subprocess.run(probe, capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -78,30 +143,88 @@ def bwrap_problem() -> str | None:
     return None
 
 
-def make_sandbox(
-    mode: str, *, workspace: Path, network: bool, readonly: Sequence[Path] = ()
-) -> tuple[Sandbox | None, str | None]:
-    """Pick the sandbox for a task's tool commands.
+def under_ci() -> bool:
+    """Whether agentci runs in a CI job (``CI`` or ``GITHUB_ACTIONS`` set and not false)."""
+    return any(
+        os.environ.get(k, "").lower() not in ("", "0", "false") for k in ("CI", "GITHUB_ACTIONS")
+    )
 
-    ``mode`` is the recipe's ``sandbox``: ``none`` → no sandbox; ``bwrap`` → bubblewrap or
-    :class:`InvalidInput`; ``auto`` → bubblewrap when it works, else no sandbox and a
-    warning (the ``sandbox_unavailable`` event's text). ``readonly`` lists protected paths
-    inside the workspace to mount read-only (``.git`` and ``.agentci`` are added here).
-    """
+
+def check_sandbox_mode(mode: str) -> str | None:
+    """Raise :class:`InvalidInput` when ``mode`` cannot be honoured here; else the reason
+    bubblewrap is unusable (``auto`` then runs without a sandbox, outside CI) or None."""
     if mode == "none":
-        return None, None
+        return None
     if mode not in ("auto", "bwrap"):
         raise InvalidInput(f"unknown sandbox mode {mode!r} (auto, bwrap or none)")
     problem = bwrap_problem()
     if problem is not None:
         if mode == "bwrap":
             raise InvalidInput(f"sandbox: bwrap was asked for, but {problem}")
+        if under_ci():
+            raise InvalidInput(
+                f"sandbox: auto under CI, but {problem}. Without the sandbox the agent's commands "
+                "could read agentci's secrets; install bubblewrap (apt-get install bubblewrap; "
+                "on Ubuntu 24.04 also allow unprivileged user namespaces) or, accepting the "
+                "risk, set `sandbox: none` in the recipe"
+            )
+    return problem
+
+
+def _placeholder(path: Path, made: list[Path]) -> None:
+    """Create ``path`` (and missing parents) as empty folders, remembering which."""
+    missing = []
+    p = path
+    while not p.exists() and not p.is_symlink():
+        missing.append(p)
+        p = p.parent
+    for m in reversed(missing):
+        m.mkdir()
+        made.append(m)
+
+
+def make_sandbox(
+    mode: str,
+    *,
+    workspace: Path,
+    network: bool,
+    readonly: Sequence[Path] = (),
+    protect_workflows: bool = True,
+) -> tuple[Sandbox | None, str | None]:
+    """Pick the sandbox for a task; call it after setup (protected paths are decided then).
+
+    ``mode`` is the recipe's ``sandbox``: ``none`` → no sandbox; ``bwrap`` → bubblewrap or
+    :class:`InvalidInput`; ``auto`` → bubblewrap when it works, else no sandbox and a
+    warning (the ``sandbox_unavailable`` event's text) — except under CI (``CI`` or
+    ``GITHUB_ACTIONS`` set), where that is :class:`InvalidInput` too. ``readonly`` lists
+    protected paths to mount read-only; ``.git``, ``.agentci`` and (with
+    ``protect_workflows``) ``.github/workflows`` are added, as placeholders when absent.
+    """
+    if mode == "none":
+        return None, None
+    problem = check_sandbox_mode(mode)
+    if problem is not None:
         return None, f"{problem}; tool commands run without a sandbox"
     ws = Path(os.path.realpath(workspace))
+    names = [*PROTECTED_DIRS, *([WORKFLOWS_DIR] if protect_workflows else [])]
+    made: list[Path] = []
+    for name in names:
+        p = ws / name
+        if not p.exists() and not p.is_symlink():
+            with contextlib.suppress(OSError):
+                _placeholder(p, made)
     ro: list[Path] = []
-    for p in [*readonly, ws / ".git", ws / ".agentci"]:
+    for p in [*readonly, *(ws / n for n in names)]:
         real = Path(os.path.realpath(p))
         if real.exists() and real != ws and real not in ro and is_below(real, ws):
             ro.append(real)
     exe = shutil.which("bwrap") or "bwrap"
-    return Sandbox(workspace=ws, network=network, readonly=tuple(ro), bwrap=exe), None
+    box = Sandbox(
+        ws,
+        network=network,
+        readonly=tuple(ro),
+        bwrap=exe,
+        placeholders=tuple(made),
+        overlays=tuple(sanitised_copies(ws)),
+    )
+    return box, None

@@ -150,8 +150,21 @@ class Verify(_Strict):
     rerun_failures: int = Field(default=1, ge=0)
     timeout_seconds: Seconds = 600
     baseline: bool = Field(default=True, description="Run verify once before the agent starts.")
+    network: bool | None = Field(
+        default=None,
+        description="Network for the verify command in the sandbox (default: policy.network).",
+    )
     skip_if_passing: bool = Field(
         default=True, description="End at once when the baseline already passes."
+    )
+
+
+class Setup(_Strict):
+    """The recipe's setup commands, with their own network switch (``setup: [..]`` is short)."""
+
+    commands: list[str] = Field(default_factory=list)
+    network: bool = Field(
+        default=True, description="Network for setup commands that run in the sandbox."
     )
 
 
@@ -288,7 +301,9 @@ class Recipe(_Strict):
     instructions: str = ""
     prompt: str | None = None
     workspace: Workspace = Field(default_factory=Workspace)
-    setup: list[str] = Field(default_factory=list)
+    setup: list[str] | Setup = Field(
+        default_factory=list, description="Commands, or {commands: [...], network: bool}."
+    )
     verify: Verify | None = None
     policy: Policy = Field(default_factory=Policy)
     sandbox: Literal["auto", "bwrap", "none"] = "auto"
@@ -299,6 +314,11 @@ class Recipe(_Strict):
     allow_no_changes: bool = False
     tasks: list[Task] | None = None
     _source: Any = PrivateAttr(default=None)  # recipe.load.RecipeSource: file and key lines
+
+    @property
+    def setup_config(self) -> Setup:
+        """``setup`` in its long form."""
+        return self.setup if isinstance(self.setup, Setup) else Setup(commands=self.setup)
 
     @model_validator(mode="after")
     def _has_prompt(self) -> Recipe:

@@ -17,6 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentci.errors import ToolFailure
+from agentci.policy.gitconfig import is_config_file, sanitise
 from agentci.policy.paths import Protected, anchored, resolve, verify_fd
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
 
@@ -106,6 +107,8 @@ class ReadFile(Tool):
     def _read(self, args: Args, ctx: ToolContext) -> ToolResult:
         target = resolve(ctx.workspace, args.file_path)
         data = read_bytes(ctx, target.real)
+        if is_config_file(ctx.workspace, target.real):  # never a credential of the checkout
+            data = sanitise(data.decode("utf-8", errors="replace"))[0].encode()
         if b"\x00" in data[:8192]:
             return ToolResult(output=f"[binary file {target.rel}, {len(data)} bytes, not shown]")
         lines = data.decode("utf-8", errors="replace").splitlines(keepends=True)

@@ -1,7 +1,10 @@
 """Running the verify command once and reading its per-test results.
 
 The command runs in the workspace with the tools' clean environment (:func:`child_env`) and
-a wall timeout, but outside the agent's policy and sandbox: it is the recipe author's command.
+a wall timeout, outside the agent's policy (it is the recipe author's command) but inside the
+sandbox when there is one: it runs tests the agent may have written. Its network is
+``verify.network`` (default: ``policy.network``); agentci's temporary folder for the JUnit
+report is the only writable place outside the workspace.
 
 Per-test outcomes come from a JUnit XML file, parsed with junitparser:
 
@@ -26,12 +29,15 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from junitparser import Error, Failure, JUnitXml, JUnitXmlError, Skipped, TestSuite
 
 from agentci.recipe.schema import Verify
 from agentci.tools.process import run_process
+
+if TYPE_CHECKING:
+    from agentci.policy.sandbox import Sandbox
 
 Outcome = Literal["passed", "failed", "error", "skipped"]
 BAD: frozenset[str] = frozenset({"failed", "error"})
@@ -147,7 +153,13 @@ def verify_env(base: Mapping[str, str], verify: Verify, junit_path: Path | None,
 
 
 async def run_verify(
-    verify: Verify, *, workspace: Path, env: Mapping[str, str], tmp_dir: Path, label: str
+    verify: Verify,
+    *,
+    workspace: Path,
+    env: Mapping[str, str],
+    tmp_dir: Path,
+    label: str,
+    sandbox: Sandbox | None = None,
 ) -> VerifyRun:
     """Run ``verify.command`` once in ``workspace``; ``tmp_dir`` holds agentci's JUnit file."""
     junit_path: Path | None = None
@@ -165,6 +177,7 @@ async def run_verify(
         env=verify_env(env, verify, junit_path, tmp_dir),
         timeout=verify.timeout_seconds,
         output_cap=OUTPUT_CAP,
+        sandbox=None if sandbox is None else sandbox.but(writable=[tmp_dir]),
     )
     run = VerifyRun(
         command=verify.command,

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from agentci.outputs.change import Change
     from agentci.outputs.patch import ChangeTracker
     from agentci.outputs.report import TaskReport
+    from agentci.policy.sandbox import Sandbox
 
 Emit = Callable[[ev.Event], object]
 GUARD_ONLY_ATTEMPTS = 2  # without verify: one chance to fix a guard violation
@@ -70,6 +71,7 @@ class ChangeCheck:
         workspace: Path,
         env: Mapping[str, str],
         emit: Emit,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.verify = plan.verify
         self.guards = plan.guards
@@ -77,6 +79,7 @@ class ChangeCheck:
         self.env = dict(env)
         self.tracker: ChangeTracker | None = None  # set once the patch baseline is taken
         self.emit = emit
+        self.sandbox = sandbox  # verify runs what the agent wrote: in the sandbox when there is one
         self.has_guards = configured(plan.guards)
         if self.verify is not None:
             self.attempts = self.verify.attempts
@@ -100,7 +103,12 @@ class ChangeCheck:
         if self.verify is None or not self.verify.baseline:
             return True
         run = await run_verify(
-            self.verify, workspace=self.workspace, env=self.env, tmp_dir=self._tmp, label="base"
+            self.verify,
+            workspace=self.workspace,
+            env=self.env,
+            tmp_dir=self._tmp,
+            label="base",
+            sandbox=self.sandbox,
         )
         self.baseline_run = run
         self._record(run, "baseline", 0, None)
@@ -162,7 +170,12 @@ class ChangeCheck:
         assert self.verify is not None
         label = f"attempt{self.attempt}"
         run = await run_verify(
-            self.verify, workspace=self.workspace, env=self.env, tmp_dir=self._tmp, label=label
+            self.verify,
+            workspace=self.workspace,
+            env=self.env,
+            tmp_dir=self._tmp,
+            label=label,
+            sandbox=self.sandbox,
         )
         changes = compare(self.baseline_run, run)
         self._record(run, "attempt", self.attempt, changes)
@@ -176,6 +189,7 @@ class ChangeCheck:
                 env=self.env,
                 tmp_dir=self._tmp,
                 label=f"{label}-rerun{n + 1}",
+                sandbox=self.sandbox,
             )
             run, newly = merge_rerun(run, again, changes.regressed)
             flaky += newly

@@ -93,7 +93,7 @@ def test_the_hook_reads_the_call_as_json_on_stdin_without_secrets(
         assert doc["call_id"] == "c7"
         assert doc["args"]["command"] == "echo hi; exit 3"
         assert doc["task"] == "t"
-        assert Path(doc["cwd"]) == ws.resolve()
+        assert Path(doc["cwd"]) == recipe_dir  # never the workspace
         assert doc["env"]["AGENTCI_RECIPE_DIR"] == str(recipe_dir)
         assert doc["env"]["AGENTCI_HOOK_EVENT"] == doc["event"]
         assert "AGENTCI_TEST_SECRET_TOKEN" not in doc["env"]

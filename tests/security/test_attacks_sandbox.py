@@ -126,7 +126,11 @@ def test_endless_output_is_stopped(boxed: Harness) -> None:
     assert res.error and len(res.output) < 2000
 
 
-def test_sandbox_modes() -> None:
-    assert make_sandbox("none", workspace=Path("/tmp"), network=False) == (None, None)
-    box, warning = make_sandbox("auto", workspace=Path("/tmp"), network=False)
+def test_sandbox_modes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    assert make_sandbox("none", workspace=tmp_path, network=False) == (None, None)
+    box, warning = make_sandbox("auto", workspace=tmp_path, network=False)
     assert (box is None) == (warning is not None)
+    if box is not None:
+        box.cleanup()

@@ -139,16 +139,16 @@ def test_verify_still_failing_after_all_attempts_is_verify_failed(repo_factory, 
 
 
 def test_a_flaky_regression_is_rerun_and_does_not_count(repo_factory, tmp_path: Path):
-    counter = tmp_path / "count"
+    # verify runs in the sandbox: its only writable place is the workspace (count is ignored)
     flaky = (
         "from pathlib import Path\n\n\n"
         "def test_flaky():\n"
-        f"    p = Path({str(counter)!r})\n"
+        "    p = Path(__file__).parent.parent / 'count'\n"
         "    n = int(p.read_text()) if p.exists() else 0\n"
         "    p.write_text(str(n + 1))\n"
         "    assert n != 1  # fails on the second run only\n"
     )
-    repo = repo_factory({**CALC, "tests/test_flaky.py": flaky})
+    repo = repo_factory({**CALC, "tests/test_flaky.py": flaky, ".gitignore": "count\n"})
     replies = [FIX_MUL, FIX_ADD, Reply(text="done")]
     done = run_task(repo, {"prompt": PROMPT, "verify": VERIFY}, replies, tmp_path / "out")
     assert done.report.status is Status.success, done.report.reason
