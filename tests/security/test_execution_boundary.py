@@ -54,7 +54,8 @@ def test_git_init_cannot_create_a_repository_inside_the_sandbox(tmp_path: Path) 
 
 
 def test_a_workflow_cannot_be_created_when_the_folder_was_absent(tmp_path: Path) -> None:
-    attack = "mkdir -p .github/workflows && echo 'on: push' > .github/workflows/pwn.yml"
+    write = "open('.github/workflows/pwn.yml', 'w').write('on: push')"
+    attack = f'mkdir -p .github/workflows; {PY} -c "{write}"'
     case = make_attack(tmp_path, [shell(attack), {"text": "done"}], {"policy": {"mode": "yolo"}})
     case.run()
     assert not (case.repo / ".github" / "workflows" / "pwn.yml").exists()

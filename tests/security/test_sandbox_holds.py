@@ -1,0 +1,170 @@
+"""The sandbox holds against root, host sockets and missing sandboxes under CI; agentci's
+own process keeps its environment to itself.
+
+Attacks through the scripted model and the real ``agentci run`` (as root here, with bubblewrap),
+canaries in agentci's environment, a host folder outside the workspace as the escape target.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from attack_case import CANARIES, AttackCase, make_attack, shell
+
+from agentci.policy.sandbox import bwrap_problem
+
+needs_bwrap = pytest.mark.skipif(bwrap_problem() is not None, reason=f"{bwrap_problem()}")
+PY = sys.executable
+YOLO = {"policy": {"mode": "yolo"}}
+
+
+@needs_bwrap
+@pytest.mark.parametrize(
+    "attack",
+    [
+        "umount {ws}/.git; {write} {ws}/.git/config",
+        "mount -o remount,rw /; {write} {escape}/pwned",
+        "mount -o remount,rw,bind {ws}/.git; {write} {ws}/.git/config",
+        "umount -l {ws}/.git; {write} {ws}/.git/config",
+    ],
+)
+def test_root_inside_the_sandbox_cannot_unmount_or_remount(tmp_path: Path, attack: str) -> None:
+    case = AttackCase(tmp_path)
+    escape = Path(tempfile.mkdtemp(prefix="agentci-escape-", dir="/var/tmp"))  # not a private /tmp
+    write = f"{PY} -c \"import sys; open(sys.argv[1], 'w').write('pwned')\""
+    command = attack.format(ws=case.repo, escape=escape, write=write)
+    case = make_attack(tmp_path, [shell(command), {"text": "done"}], YOLO)
+    before = (case.repo / ".git" / "config").read_text()
+    case.run()
+    assert (case.repo / ".git" / "config").read_text() == before
+    planted = (escape / "pwned").exists()
+    shutil.rmtree(escape)
+    assert not planted
+
+
+@pytest.fixture
+def host_socket() -> Iterator[tuple[Path, list[bytes]]]:
+    """A Unix socket on the host outside /tmp (think /var/run/docker.sock), recording data."""
+    folder = Path(tempfile.mkdtemp(prefix="agentci-sock-", dir="/var/tmp"))
+    path = folder / "docker.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    server.listen(5)
+    got: list[bytes] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            with conn:
+                got.append(conn.recv(100) or b"(connected)")
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield path, got
+    server.close()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@needs_bwrap
+def test_network_off_closes_host_unix_sockets(
+    tmp_path: Path, host_socket: tuple[Path, list[bytes]]
+) -> None:
+    path, got = host_socket
+    connect = (
+        f'{PY} -c "import socket; s = socket.socket(socket.AF_UNIX); '
+        f"s.connect('{path}'); s.sendall(b'leak')\""
+    )
+    case = make_attack(tmp_path, [shell(connect), {"text": "done"}], YOLO)
+    run = case.run()
+    out = [e for e in run.events if e.type == "tool_call_response"][0]
+    assert "Exit code: 0" not in str(out.model_dump())
+    assert got == []
+
+
+@needs_bwrap
+def test_network_on_leaves_host_unix_sockets_reachable(
+    tmp_path: Path, host_socket: tuple[Path, list[bytes]]
+) -> None:
+    path, got = host_socket
+    connect = (
+        f'{PY} -c "import socket; s = socket.socket(socket.AF_UNIX); '
+        f"s.connect('{path}'); s.sendall(b'hello')\""
+    )
+    recipe = {"policy": {"mode": "yolo", "network": True}}
+    case = make_attack(tmp_path, [shell(connect), {"text": "done"}], recipe)
+    case.run()
+    assert got == [b"hello"]
+
+
+def _no_bwrap_path(tmp_path: Path) -> str:
+    """A PATH with git, bash and the usual tools but without bwrap."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name in ("git", "bash", "sh", "env", "cat", "tr", "grep", "true", "cp"):
+        found = shutil.which(name)
+        if found:
+            (bin_dir / name).symlink_to(found)
+    return str(bin_dir)
+
+
+@pytest.mark.parametrize("ci", [{"CI": "true"}, {"GITHUB_ACTIONS": "true"}])
+def test_under_ci_auto_without_a_sandbox_refuses_to_run(tmp_path: Path, ci: dict) -> None:
+    case = make_attack(tmp_path, [shell("cat /proc/$PPID/environ"), {"text": "done"}], YOLO)
+    run = case.run(env={**ci, "PATH": _no_bwrap_path(tmp_path)})
+    assert run.code == 2, run.stderr[-2000:]
+    assert run.result["status"] == "invalid_input"
+    assert "sandbox: none" in run.stderr and "bubblewrap" in run.stderr
+    assert not [e for e in run.events if e.type == "tool_call_request"]
+
+
+def test_under_ci_sandbox_none_is_the_recipe_authors_choice(tmp_path: Path) -> None:
+    case = make_attack(tmp_path, [shell("true"), {"text": "done"}], {**YOLO, "sandbox": "none"})
+    run = case.run(env={"CI": "true", "PATH": _no_bwrap_path(tmp_path)})
+    assert run.result["status"] == "no_changes", run.stderr[-2000:]
+
+
+def test_outside_ci_auto_without_a_sandbox_warns_and_runs(tmp_path: Path) -> None:
+    case = make_attack(tmp_path, [{"text": "done"}])
+    env = {"CI": "", "GITHUB_ACTIONS": "", "PATH": _no_bwrap_path(tmp_path)}
+    run = case.run(env=env)
+    assert [e.kind for e in run.events if e.type == "error"] == ["sandbox_unavailable"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or os.geteuid() != 0, reason="root")
+def test_a_same_user_child_cannot_read_agentci_environ_without_a_sandbox() -> None:
+    """agentci run as an unprivileged user, sandbox: none: a command of the agent running as
+    that same user reads /proc/<agentci>/environ — refused, agentci is not dumpable."""
+    steal = (
+        "for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ 2>/dev/null; done"
+        " | grep -a -e GEMINI_API_KEY -e GITHUB_TOKEN > leak.txt; true"
+    )
+    tmp_path = Path(tempfile.mkdtemp(prefix="agentci-nobody-", dir="/var/tmp"))
+    try:
+        _run_as_nobody(tmp_path, steal)
+    finally:
+        shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def _run_as_nobody(tmp_path: Path, steal: str) -> None:
+    case = make_attack(tmp_path, [shell(steal), {"text": "done"}], {**YOLO, "sandbox": "none"})
+    for p in [tmp_path, *tmp_path.rglob("*")]:
+        os.chown(p, 65534, 65534, follow_symlinks=False)
+    cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    cmd += [sys.executable, "-m", "agentci", "run", str(case.recipe), "--out", str(case.out)]
+    env = {**os.environ, **CANARIES, "HOME": str(tmp_path)}
+    done = subprocess.run(cmd, cwd=case.repo, env=env, capture_output=True, text=True, timeout=120)
+    if "No module named" in done.stderr or "Permission denied" in done.stderr[:300]:
+        pytest.skip(f"agentci is not usable by another user here: {done.stderr[:200]}")
+    assert (case.repo / "leak.txt").exists(), done.stderr[-2000:]  # the attack ran
+    assert all(v not in (case.repo / "leak.txt").read_text() for v in CANARIES.values())
