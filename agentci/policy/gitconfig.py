@@ -37,9 +37,9 @@ _ENTRY = re.compile(r"^(\s*)([A-Za-z][A-Za-z0-9-]*)(\s*=\s*|\s*$)(.*)$")
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s\"']+@")
 
 WARNING = (
-    "the workspace's git config holds credentials ({keys} in {file}); agentci hides them "
-    "from the agent, but a checkout for an agent should not keep them: set "
-    "`persist-credentials: false` on actions/checkout"
+    "set `persist-credentials: false` on actions/checkout: the workspace's git config holds "
+    "credentials ({keys}, in {file}); agentci hides them from the agent's tools, but a "
+    "checkout an agent works in should not keep them"
 )
 
 
