@@ -171,13 +171,16 @@ def check_sandbox_mode(mode: str) -> str | None:
     return problem
 
 
-def _placeholder(path: Path, made: list[Path]) -> None:
-    """Create ``path`` (and missing parents) as empty folders, remembering which."""
+def _placeholder(path: Path, workspace: Path, made: list[Path]) -> None:
+    """Create ``path`` (and missing parents) as empty folders, remembering which — only when
+    the existing part is really inside the workspace (a planted ``.github`` symlink is not)."""
     missing = []
     p = path
     while not p.exists() and not p.is_symlink():
         missing.append(p)
         p = p.parent
+    if p.is_symlink() or not is_below(Path(os.path.realpath(p)), workspace):
+        return
     for m in reversed(missing):
         m.mkdir()
         made.append(m)
@@ -212,7 +215,7 @@ def make_sandbox(
         p = ws / name
         if not p.exists() and not p.is_symlink():
             with contextlib.suppress(OSError):
-                _placeholder(p, made)
+                _placeholder(p, ws, made)
     ro: list[Path] = []
     for p in [*readonly, *(ws / n for n in names)]:
         real = Path(os.path.realpath(p))
