@@ -345,7 +345,7 @@ def test_bubblewrap_is_installed_with_apt_get_when_missing(job, tmp_path: Path, 
     assert run.outputs["status"] == "success"
 
 
-def test_without_a_usable_bubblewrap_the_job_summary_says_the_run_was_unsandboxed(
+def test_without_a_usable_bubblewrap_agentci_refuses_and_the_summary_says_how_to_fix_it(
     job, tmp_path: Path
 ):
     # Ubuntu 24.04 with kernel.apparmor_restrict_unprivileged_userns=1: bwrap is there, fails.
@@ -357,8 +357,9 @@ def test_without_a_usable_bubblewrap_the_job_summary_says_the_run_was_unsandboxe
     (fake / "bwrap").chmod(0o755)
     run = job.run(FIX, path=f"{fake}:{job.path}")
     assert run.outputs["sandboxed"] == "false"
-    assert run.outputs["status"] == "success", run.log
-    assert "This run was unsandboxed" in run.summary
+    assert run.outputs["status"] == "invalid_input", run.log
+    assert run.outputs["exit-code"] == "2"
+    assert "refused to run without the sandbox" in run.summary
     assert "setting up uid map: Permission denied" in run.summary
     assert "kernel.apparmor_restrict_unprivileged_userns=0" in run.summary
     assert "::warning title=agentci sandbox::" in run.step("Bubblewrap").stdout

@@ -457,14 +457,17 @@ class TaskRun:
         """The recipe's setup commands, outside the policy; a failure ends the task.
 
         The first task's setup runs on the host (the checkout as the job made it); a later
-        task's runs in the sandbox, where the earlier agent's work is (``setup.network``).
+        task's runs in the sandbox when the earlier agent's work is there (``isolation:
+        none``; ``copy`` and ``worktree`` start again from the untouched original), with
+        ``setup.network``.
         """
         from agentci.policy.rules import PolicyEngine
         from agentci.tools.process import run_process
 
         config = self.settings.recipe.setup_config
         sandbox = None
-        if config.commands and not self.first:
+        touched = not self.first and self.settings.recipe.workspace.isolation == "none"
+        if config.commands and touched:
             policy = PolicyEngine.from_recipe(
                 self.settings.recipe.policy,
                 workspace=workspace,

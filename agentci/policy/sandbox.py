@@ -163,7 +163,7 @@ def check_sandbox_mode(mode: str) -> str | None:
             raise InvalidInput(f"sandbox: bwrap was asked for, but {problem}")
         if under_ci():
             raise InvalidInput(
-                f"sandbox: auto under CI, but {problem}. Without the sandbox the agent's commands "
+                f"sandbox: auto under CI without a working sandbox: {problem}. Without it the agent's commands "
                 "could read agentci's secrets; install bubblewrap (apt-get install bubblewrap; "
                 "on Ubuntu 24.04 also allow unprivileged user namespaces) or, accepting the "
                 "risk, set `sandbox: none` in the recipe"
