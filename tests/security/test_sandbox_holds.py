@@ -162,7 +162,9 @@ def _run_as_nobody(tmp_path: Path, steal: str) -> None:
         os.chown(p, 65534, 65534, follow_symlinks=False)
     cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
     cmd += [sys.executable, "-m", "agentci", "run", str(case.recipe), "--out", str(case.out)]
-    env = {**os.environ, **CANARIES, "HOME": str(tmp_path)}
+    (tmp_path / "tmp").mkdir()
+    os.chown(tmp_path / "tmp", 65534, 65534)
+    env = {**os.environ, **CANARIES, "HOME": str(tmp_path), "TMPDIR": str(tmp_path / "tmp")}
     done = subprocess.run(cmd, cwd=case.repo, env=env, capture_output=True, text=True, timeout=120)
     if "No module named" in done.stderr or "Permission denied" in done.stderr[:300]:
         pytest.skip(f"agentci is not usable by another user here: {done.stderr[:200]}")
