@@ -113,7 +113,7 @@ def _launch(opts: LaunchOptions) -> int:
     live = any(
         not name.startswith(("replay:", "scripted:"))
         for plan in plans
-        for name in (plan.model.name, *plan.model.fallback)
+        for name in (plan.model.name, *plan.model.fallback_names())
     )
     if live and not opts.quiet:
         from agentci.providers.gemini import key_note
