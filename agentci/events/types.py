@@ -42,12 +42,14 @@ class TaskStarted(_Event):
     """A task's agent is about to start: its model, workspace and the rendered prompt. Emitted
     after setup and the baseline verify (the prompt may quote its failures); ``prompt`` is ""
     when the task ended before its prompt could be rendered (a failed setup, a verify command
-    that cannot run)."""
+    that cannot run). ``search_engine`` names the engine behind ``glob``/``grep_search``
+    (e.g. ``ripgrep 14.1.0``, or the RE2 fallback)."""
 
     type: Literal["task_started"] = "task_started"
     model: str
     workspace: str
     prompt: str
+    search_engine: str | None = None
 
 
 class TurnStarted(_Event):

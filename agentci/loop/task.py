@@ -75,6 +75,7 @@ class TaskRun:
         self._patching: asyncio.Future[tuple[Change, Patch]] | None = None
         self._completed = False  # the work ended by itself (no stop, no signal, no error)
         self._announced = False  # task_started was emitted
+        self._search_name: str | None = None  # the engine behind glob/grep_search, once chosen
         self._workspace: Path | None = None
         self.check: ChangeCheck | None = None  # verify + guards (agentci/verify), once ready
         self.first = True
@@ -319,6 +320,7 @@ class TaskRun:
         from agentci.policy.rules import PolicyEngine
         from agentci.policy.sandbox import check_sandbox_mode
         from agentci.tools.base import ToolContext
+        from agentci.tools.engine import default_engine
         from agentci.tools.registry import default_tools
         from agentci.tools.scheduler import Scheduler
         from agentci.verify.stage import ChangeCheck
@@ -336,6 +338,8 @@ class TaskRun:
             fingerprints=self.settings.hook_fingerprints,
         )
         provider = self._provider()
+        search = default_engine()
+        self._search_name = search.name
         warn_credentials(workspace, self.emit)
         await self._setup(workspace, env, hooks.scripts)
         # Protected paths are decided now, after setup (it may have run `git init`).
@@ -362,6 +366,8 @@ class TaskRun:
             env=env,
             timeout_seconds=plan.budget.tool_timeout_seconds,
             sandbox=sandbox,
+            private_dirs=self._excluded(workspace),
+            search=search,
         )
         session = Session(
             chat=Chat(provider, plan.model),
@@ -402,7 +408,14 @@ class TaskRun:
             return
         self._announced = True
         workspace = str(self._workspace) if self._workspace is not None else ""
-        self.emit(ev.TaskStarted(model=self.plan.model.name, workspace=workspace, prompt=prompt))
+        self.emit(
+            ev.TaskStarted(
+                model=self.plan.model.name,
+                workspace=workspace,
+                prompt=prompt,
+                search_engine=self._search_name,
+            )
+        )
 
     def _provider(self) -> Provider:
         if self.settings.provider_factory is not None:

@@ -34,6 +34,9 @@ class ToolContext:
     ``workspace`` is the resolved real path of the workspace root. ``env`` is the
     environment a child process gets (an allowlist, never the parent's secrets).
     ``protected`` are workspace-relative globs the agent may never write.
+    ``private_dirs`` are agentci's own folders in the workspace (``.agentci``, the output
+    folder when it is inside): never listed or searched. ``search`` is the engine of
+    ``glob``/``grep_search`` (None: :func:`~agentci.tools.engine.default_engine`).
     """
 
     workspace: Path
@@ -42,6 +45,8 @@ class ToolContext:
     output_cap_chars: int = 30_000
     protected: tuple[str, ...] = (".git/**", ".agentci/**")
     sandbox: Any = None
+    private_dirs: tuple[str, ...] = (".agentci",)
+    search: Any = None
 
 
 @dataclass

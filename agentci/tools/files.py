@@ -20,6 +20,7 @@ from agentci.errors import ToolFailure
 from agentci.policy.gitconfig import is_config_file, sanitise
 from agentci.policy.paths import Protected, anchored, resolve, verify_fd
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
+from agentci.tools.globs import NameGlobs
 
 MAX_READ_BYTES = 20 << 20
 MAX_LINES = 2000
@@ -136,7 +137,10 @@ class ListDirectory(Tool):
 
     name = "list_directory"
     kind = ToolKind.read
-    description = "List the files and directories in a workspace directory (directories end in /)."
+    description = (
+        "List the files and directories in a workspace directory (directories end in /). "
+        "`.git` and agentci's output folder are left out."
+    )
 
     class Args(_Args):
         dir_path: str = Field(default=".", description="Directory, relative to the workspace.")
@@ -146,16 +150,19 @@ class ListDirectory(Tool):
         return await asyncio.to_thread(self._list, args, ctx)
 
     def _list(self, args: Args, ctx: ToolContext) -> ToolResult:
-        import fnmatch
-
         target = resolve(ctx.workspace, args.dir_path)
         if not target.real.is_dir():
             raise ToolFailure(f"{args.dir_path} is not a directory")
+        ignore = NameGlobs(args.ignore)
+        prefix = "" if target.rel == "." else target.rel + "/"
         names = []
         with os.scandir(target.real) as it:
             for entry in it:
-                if entry.name == ".git" or any(
-                    fnmatch.fnmatch(entry.name, g) for g in args.ignore or ()
+                rel = prefix + entry.name
+                if (
+                    entry.name == ".git"
+                    or any(rel == d or rel.startswith(d + "/") for d in ctx.private_dirs)
+                    or ignore.match(entry.name)
                 ):
                     continue
                 is_dir = entry.is_dir(follow_symlinks=False)

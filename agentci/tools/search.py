@@ -1,69 +1,65 @@
 """Search tools: ``glob`` and ``grep_search`` (docs/tools.md).
 
-Both list candidate files the way git does (``git ls-files --cached --others
---exclude-standard``), so ``.gitignore`` is respected; outside a git repository they walk
-the tree, skipping ``.git``. Hits are capped and the output says so.
+Both go through a :class:`~agentci.tools.engine.SearchEngine` (ripgrep, or a Python walk
+with RE2 when no ``rg`` works): linear-time matching, ``.gitignore`` respected without
+running git, symlinks and special files never followed or opened, agentci's output folder
+left out. Hits are capped and the output says so, and says which files were not searched.
 """
 
 from __future__ import annotations
 
-import asyncio
-import os
-import re
-import subprocess
-from pathlib import Path
-
-import pathspec
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentci.errors import ToolFailure
-from agentci.policy.paths import inside, resolve
+from agentci.policy.paths import resolve
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
+from agentci.tools.engine import GrepResult, Scope, SearchEngine, default_engine
+from agentci.tools.globs import PathGlob
 
 MAX_GLOB_HITS = 500
 MAX_GREP_HITS = 200
-MAX_GREP_FILE_BYTES = 2 << 20
-MAX_HIT_CHARS = 500
+MAX_NAMED = 20
 
 
 class _Args(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-def list_files(workspace: Path, base: Path) -> list[str]:
-    """Files under ``base`` (paths relative to the workspace), without ignored files."""
-    rel_base = base.relative_to(workspace).as_posix()
-    if (workspace / ".git").exists():
-        cmd = ["git", "-C", str(workspace), "ls-files", "-z", "--cached", "--others"]
-        cmd += ["--exclude-standard", "--", "." if rel_base == "." else rel_base]
-        done = subprocess.run(
-            cmd,
-            capture_output=True,
-            stdin=subprocess.DEVNULL,
-            timeout=60,
-            env={
-                "PATH": os.environ.get("PATH", os.defpath),
-                "GIT_TERMINAL_PROMPT": "0",
-                "HOME": os.environ.get("HOME", "/"),
-            },
-        )
-        if done.returncode == 0:
-            names = sorted(set(done.stdout.decode("utf-8", "replace").split("\0")) - {""})
-            return [n for n in names if os.path.isfile(workspace / n)]
-    out = []
-    for root, dirs, files in os.walk(base):
-        dirs[:] = sorted(d for d in dirs if d != ".git")
-        for f in sorted(files):
-            out.append((Path(root) / f).relative_to(workspace).as_posix())
-    return out
+def engine_of(ctx: ToolContext) -> SearchEngine:
+    """The task's search engine (chosen once, named in ``task_started``)."""
+    return ctx.search if ctx.search is not None else default_engine()
 
 
-def _matcher(pattern: str, rel_base: str) -> pathspec.PathSpec:
-    """Gitignore-style glob; a pattern with a ``/`` is taken from ``rel_base``."""
-    if "/" in pattern.strip("/") or pattern.startswith("**"):
-        prefix = "" if rel_base == "." else rel_base + "/"
-        pattern = "/" + prefix + pattern.lstrip("/")
-    return pathspec.PathSpec.from_lines("gitignore", [pattern])
+def scope_for(ctx: ToolContext, dir_path: str | None, glob: str | None) -> Scope | None:
+    """The scope of a call: ``dir_path`` (checked), narrowed by ``glob``; None: empty."""
+    base = resolve(ctx.workspace, dir_path or ".")
+    if not base.real.is_dir():
+        raise ToolFailure(f"{dir_path} is not a directory")
+    for private in ctx.private_dirs:
+        if base.rel == private or base.rel.startswith(private + "/"):
+            raise ToolFailure(f"{dir_path} is agentci's output folder; it is not searched")
+    matcher = PathGlob(glob, base.rel) if glob else None
+    roots = matcher.roots() if matcher else [base.rel]
+    real_roots = tuple(r for r in roots if _plain_dir(ctx, r))
+    if not real_roots:
+        return None
+    names = matcher.name_globs() if matcher else None
+    return Scope(
+        workspace=ctx.workspace,
+        roots=real_roots,
+        hidden=ctx.private_dirs,
+        names=tuple(names) if names else None,
+        keep=matcher.match if matcher else None,
+    )
+
+
+def _plain_dir(ctx: ToolContext, rel: str) -> bool:
+    """``rel`` is a directory inside the workspace reached without a symlink."""
+    try:
+        found = resolve(ctx.workspace, rel)
+    except ToolFailure:
+        return False
+    return found.rel == rel and found.real.is_dir()
 
 
 class Glob(Tool):
@@ -72,9 +68,10 @@ class Glob(Tool):
     name = "glob"
     kind = ToolKind.read
     description = (
-        "Find files whose path matches a glob pattern (e.g. `**/*.py`, `src/**/test_*.py`). "
-        "A pattern without `/` matches file names at any depth. Files ignored by git are "
-        "left out. Returns workspace-relative paths."
+        "Find files whose path matches a glob pattern (e.g. `**/*.py`, `src/**/test_*.py`, "
+        "`*.{ts,tsx}`; .gitignore rules). A pattern without `/` matches file names at any "
+        "depth. Files ignored by .gitignore, symbolic links, special files and agentci's "
+        "output folder are left out. Returns workspace-relative paths, sorted."
     )
 
     class Args(_Args):
@@ -82,14 +79,8 @@ class Glob(Tool):
         dir_path: str | None = Field(default=None, description="Directory to search in.")
 
     async def run(self, args: Args, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
-        return await asyncio.to_thread(self._glob, args, ctx)
-
-    def _glob(self, args: Args, ctx: ToolContext) -> ToolResult:
-        base = resolve(ctx.workspace, args.dir_path or ".")
-        if not base.real.is_dir():
-            raise ToolFailure(f"{args.dir_path} is not a directory")
-        spec = _matcher(args.pattern, base.rel)
-        hits = [f for f in list_files(ctx.workspace, base.real) if spec.match_file(f)]
+        scope = scope_for(ctx, args.dir_path, args.pattern)
+        hits = await engine_of(ctx).files(scope) if scope else []
         if not hits:
             return ToolResult(output=f"No files match {args.pattern!r}.")
         out = "\n".join(hits[:MAX_GLOB_HITS])
@@ -104,8 +95,11 @@ class GrepSearch(Tool):
     name = "grep_search"
     kind = ToolKind.read
     description = (
-        "Search file contents with a regular expression (Python syntax). Returns "
-        "`path:line: text` for each match; files ignored by git and binary files are skipped."
+        "Search file contents with a regular expression (ripgrep / RE2 syntax: no "
+        "lookaround, no backreferences). Returns `path:line: text` for each matching line, "
+        "sorted by path. Files ignored by .gitignore, symbolic links, FIFOs, sockets, "
+        "devices and agentci's output folder are not searched; binary files that match "
+        "are named, not shown, and files that could not be searched are named."
     )
 
     class Args(_Args):
@@ -116,44 +110,26 @@ class GrepSearch(Tool):
         )
 
     async def run(self, args: Args, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
-        return await asyncio.to_thread(self._grep, args, ctx)
+        scope = scope_for(ctx, args.dir_path, args.include_pattern)
+        found = await engine_of(ctx).grep(scope, args.pattern) if scope else GrepResult()
+        return ToolResult(output=format_grep(args.pattern, found))
 
-    def _grep(self, args: Args, ctx: ToolContext) -> ToolResult:
-        try:
-            rx = re.compile(args.pattern)
-        except re.error as exc:
-            raise ToolFailure(f"invalid regular expression: {exc}") from None
-        base = resolve(ctx.workspace, args.dir_path or ".")
-        if not base.real.is_dir():
-            raise ToolFailure(f"{args.dir_path} is not a directory")
-        files = list_files(ctx.workspace, base.real)
-        if args.include_pattern:
-            spec = _matcher(args.include_pattern, base.rel)
-            files = [f for f in files if spec.match_file(f)]
-        hits: list[str] = []
-        more = 0
-        for rel in files:
-            path = ctx.workspace / rel
-            real = Path(os.path.realpath(path))
-            if not inside(ctx.workspace, real) or path.is_symlink():
-                continue
-            try:
-                if real.stat().st_size > MAX_GREP_FILE_BYTES:
-                    continue
-                data = real.read_bytes()
-            except OSError:
-                continue
-            if b"\x00" in data[:8192]:
-                continue
-            for no, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
-                if rx.search(line):
-                    if len(hits) < MAX_GREP_HITS:
-                        hits.append(f"{rel}:{no}: {line[:MAX_HIT_CHARS]}")
-                    else:
-                        more += 1
-        if not hits:
-            return ToolResult(output=f"No matches for {args.pattern!r}.")
-        out = "\n".join(hits)
-        if more:
-            out += f"\n[truncated: {more} more matches; narrow the pattern or directory]"
-        return ToolResult(output=out)
+
+def format_grep(pattern: str, found: GrepResult) -> str:
+    """The model's view of a search: hits, then what was cut, binary and not searched."""
+    lines = [f"{p}:{n}: {t}" for p, n, t in found.hits[:MAX_GREP_HITS]]
+    if not lines:
+        lines.append(f"No matches for {pattern!r}.")
+    more = max(0, len(found.hits) - MAX_GREP_HITS) + found.more
+    if more:
+        lines.append(f"[truncated: {more} more matches; narrow the pattern or directory]")
+    if found.binary:
+        lines.append(f"[binary files that match, not shown: {_named(found.binary)}]")
+    if found.skipped:
+        lines.append(f"[not searched: {_named(found.skipped)}]")
+    return "\n".join(lines)
+
+
+def _named(items: list[str]) -> str:
+    shown = ", ".join(sorted(items)[:MAX_NAMED])
+    return shown + (f" and {len(items) - MAX_NAMED} more" if len(items) > MAX_NAMED else "")

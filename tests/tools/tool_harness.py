@@ -58,6 +58,8 @@ class Harness:
     output_cap: int = 30_000
     env: dict[str, str] = field(default_factory=child_env)
     events: list[Any] = field(default_factory=list)
+    search: Any = None
+    private_dirs: tuple[str, ...] = (".agentci",)
 
     def engine(self) -> PolicyEngine:
         policy = Policy(mode=self.mode, rules=[Rule(**r) for r in self.rules])  # type: ignore[arg-type]
@@ -70,6 +72,8 @@ class Harness:
             timeout_seconds=self.timeout,
             output_cap_chars=self.output_cap,
             sandbox=self.sandbox,
+            private_dirs=self.private_dirs,
+            search=self.search,
         )
         return Scheduler(default_tools(), self.engine(), ctx)
 
