@@ -87,6 +87,38 @@ def atomic_write(ctx: ToolContext, real: Path, rel: str, data: bytes) -> None:
         raise
 
 
+def not_utf8_note(data: bytes) -> str:
+    """A first line telling the model the file is not UTF-8 (``""`` when it is)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        return (
+            f"[not UTF-8: bytes that are not valid UTF-8 (the first on line {line}) are shown "
+            "as U+FFFD (\ufffd); write_file refuses content with U+FFFD for this file, and "
+            "replace keeps those bytes but cannot match them — change such lines with "
+            "run_shell_command]\n"
+        )
+    return ""
+
+
+def refuse_lossy_overwrite(ctx: ToolContext, real: Path, rel: str, content: str) -> None:
+    """Refuse to overwrite a file that is not UTF-8 with text holding U+FFFD: that is
+    read_file's stand-in for bytes it could not decode, and writing it destroys them."""
+    if "\ufffd" not in content:
+        return
+    try:
+        old = read_bytes(ctx, real)
+    except ToolFailure:
+        return  # a new, unreadable or oversized file: nothing read_file could have shown
+    if not_utf8_note(old):
+        raise ToolFailure(
+            f"{rel} holds bytes that are not UTF-8, which read_file shows as U+FFFD; this "
+            "content contains U+FFFD and would replace them. Use replace for the lines you "
+            "change (it keeps those bytes), or run_shell_command"
+        )
+
+
 class ReadFile(Tool):
     """Read a text file."""
 
@@ -94,7 +126,8 @@ class ReadFile(Tool):
     kind = ToolKind.read
     description = (
         "Read a text file in the workspace. Long files are cut at 2000 lines; pass "
-        "start_line/end_line to read a range. The output says when it was truncated."
+        "start_line/end_line to read a range. The output says when it was truncated, and "
+        "when the file is not UTF-8 (undecodable bytes are shown as U+FFFD)."
     )
 
     class Args(_Args):
@@ -113,6 +146,7 @@ class ReadFile(Tool):
         if b"\x00" in data[:8192]:
             return ToolResult(output=f"[binary file {target.rel}, {len(data)} bytes, not shown]")
         lines = data.decode("utf-8", errors="replace").splitlines(keepends=True)
+        encoding_note = not_utf8_note(data)
         total = len(lines)
         first = (args.start_line or 1) - 1
         last = min(args.end_line or total, total, first + MAX_LINES)
@@ -129,7 +163,7 @@ class ReadFile(Tool):
                 "use start_line/end_line to read more]\n"
             )
             text = note + text
-        return ToolResult(output=text)
+        return ToolResult(output=encoding_note + text)
 
 
 class ListDirectory(Tool):
@@ -182,7 +216,8 @@ class WriteFile(Tool):
     kind = ToolKind.edit
     description = (
         "Create or overwrite a file in the workspace with the given content (written "
-        "atomically). Prefer `replace` for small changes to existing files."
+        "atomically, UTF-8). Prefer `replace` for small changes to existing files. Refuses "
+        "content with U+FFFD over a file that is not UTF-8 (it would destroy its bytes)."
     )
 
     class Args(_Args):
@@ -192,9 +227,9 @@ class WriteFile(Tool):
     async def run(self, args: Args, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
         target = resolve(ctx.workspace, args.file_path)
         existed = target.real.exists()
-        await asyncio.to_thread(
-            atomic_write, ctx, target.real, target.rel, args.content.encode("utf-8")
-        )
+        data = args.content.encode("utf-8")
+        await asyncio.to_thread(refuse_lossy_overwrite, ctx, target.real, target.rel, args.content)
+        await asyncio.to_thread(atomic_write, ctx, target.real, target.rel, data)
         verb = "Overwrote" if existed else "Created"
         return ToolResult(output=f"{verb} {target.rel} ({len(args.content)} characters).")
 
@@ -208,7 +243,8 @@ class Replace(Tool):
         "Replace old_string with new_string in a file. old_string must match exactly "
         "(including whitespace) and occur exactly once, unless allow_multiple is true; "
         "include enough surrounding lines to make it unique. An empty old_string creates "
-        "a new file. Line endings (CRLF) of the file are kept."
+        "a new file. Line endings (CRLF) of the file are kept, and so are bytes that are "
+        "not UTF-8."
     )
 
     class Args(_Args):
@@ -232,16 +268,19 @@ class Replace(Tool):
         if args.old_string == args.new_string:
             raise ToolFailure("old_string and new_string are the same; nothing to change")
         raw = read_bytes(ctx, target.real)
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ToolFailure("the file is not UTF-8 text") from None
+        text = raw.decode("utf-8", "surrogateescape")  # undecodable bytes kept as they are
         crlf = "\r\n" in text and "\n" not in text.replace("\r\n", "")
         work = text.replace("\r\n", "\n") if crlf else text
         old, new = args.old_string, args.new_string
         if crlf:
             old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
         count = work.count(old)
+        if count == 0 and "\ufffd" in old and not_utf8_note(raw):
+            raise ToolFailure(
+                f"old_string contains U+FFFD, which read_file shows in place of bytes of "
+                f"{target.rel} that are not UTF-8; those bytes cannot be matched. Choose "
+                "old_string without them, or change that line with run_shell_command"
+            )
         if count == 0:
             raise ToolFailure(
                 f"old_string not found in {target.rel}; read the file and copy the text exactly"
@@ -254,6 +293,6 @@ class Replace(Tool):
         work = work.replace(old, new)
         if crlf:
             work = work.replace("\n", "\r\n")
-        atomic_write(ctx, target.real, target.rel, work.encode("utf-8"))
+        atomic_write(ctx, target.real, target.rel, work.encode("utf-8", "surrogateescape"))
         times = f" ({count} occurrences)" if count > 1 else ""
         return ToolResult(output=f"Replaced text in {target.rel}{times}.")

@@ -107,3 +107,41 @@ def test_tools_refuse_protected_paths_themselves(ws: Path) -> None:
     with pytest.raises(ToolFailure, match="protected"):
         asyncio.run(tool.run(tool.Args(file_path=".git/config", content="x"), ToolContext(ws)))
     assert (ws / ".git/config").read_text() == before
+
+
+LATIN1 = b"# menu\nprice = 3\nname = 'caf\xe9'\n"
+
+
+def test_read_file_says_when_bytes_are_not_utf8(h: Harness, ws: Path) -> None:
+    (ws / "menu.py").write_bytes(LATIN1)
+    out = h.call("read_file", file_path="menu.py").output
+    first, rest = out.split("\n", 1)
+    assert first.startswith("[not UTF-8: bytes that are not valid UTF-8 (the first on line 3)")
+    assert rest == "# menu\nprice = 3\nname = 'caf\ufffd'\n"
+    assert h.call("read_file", file_path="src/app.py").output.startswith("def add")
+
+
+def test_write_file_refuses_to_destroy_bytes_it_could_not_decode(h: Harness, ws: Path) -> None:
+    (ws / "menu.py").write_bytes(LATIN1)
+    shown = h.call("read_file", file_path="menu.py").output.split("\n", 1)[1]
+    res = h.call("write_file", file_path="menu.py", content=shown.replace("3", "4"))
+    assert res.error and "not UTF-8" in res.error
+    assert (ws / "menu.py").read_bytes() == LATIN1
+
+
+def test_write_file_keeps_u_fffd_where_nothing_is_lost(h: Harness, ws: Path) -> None:
+    text = "replacement char: \ufffd\n"
+    (ws / "utf8.txt").write_text("old\n")
+    for name in ("utf8.txt", "new.txt"):
+        assert h.call("write_file", file_path=name, content=text).error is None
+        assert (ws / name).read_text() == text
+
+
+def test_replace_in_a_file_that_is_not_utf8_keeps_its_bytes(h: Harness, ws: Path) -> None:
+    (ws / "menu.py").write_bytes(LATIN1)
+    res = h.call("replace", file_path="menu.py", old_string="price = 3", new_string="price = 4")
+    assert res.error is None, res.error
+    assert (ws / "menu.py").read_bytes() == LATIN1.replace(b"price = 3", b"price = 4")
+    res = h.call("replace", file_path="menu.py", old_string="caf\ufffd", new_string="cafe")
+    assert res.error and "U+FFFD" in res.error
+    assert (ws / "menu.py").read_bytes() == LATIN1.replace(b"price = 3", b"price = 4")
