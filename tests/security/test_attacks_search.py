@@ -34,8 +34,10 @@ def test_fsmonitor_set_by_the_agent_never_runs_on_the_host(
     h.sandbox = bwrap_sandbox(h.ws)
     payload = f"cat /proc/$PPID/environ /proc/{os.getpid()}/environ > {loot}/environ\n"
     assert h.call("write_file", file_path="payload.sh", content=payload).error is None
-    assert "Exit code: 0" in h.sh("env -S 'git init -q'").output
-    assert "Exit code: 0" in h.sh("env -S \"git config core.fsmonitor 'sh payload.sh'\"").output
+    # The headline attack hid these behind `env -S` to pass the read-only classifier (the
+    # policy tests cover that); here the policy lets them run, as yolo or an allow rule would.
+    assert "Exit code: 0" in h.sh("git init -q").output
+    assert "Exit code: 0" in h.sh("git config core.fsmonitor 'sh payload.sh'").output
     name, args = search
     res = h.call(name, **args)
     assert res.error is None, res.error
