@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from agentci.providers.base import ToolSpec
+from agentci.tools.engine import SearchEngine
 
 
 class ToolKind(str, Enum):
@@ -46,7 +47,7 @@ class ToolContext:
     protected: tuple[str, ...] = (".git/**", ".agentci/**")
     sandbox: Any = None
     private_dirs: tuple[str, ...] = (".agentci",)
-    search: Any = None
+    search: SearchEngine | None = None
 
 
 @dataclass
