@@ -1,4 +1,4 @@
-"""A real ``agentci`` process stays in control while the model searches (issue 11 §4).
+"""A real ``agentci`` process stays in control while the model searches.
 
 Before, ``grep_search`` and ``glob`` matched with Python's backtracking ``re`` in a thread
 that held the interpreter: a catastrophic pattern froze the process (no timeout, no signal

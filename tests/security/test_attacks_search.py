@@ -1,5 +1,5 @@
 """Attacks through glob and grep_search: they never run git, so a repository the agent
-creates cannot make agentci run its programs on the host (issue 9 §1)."""
+creates cannot make agentci run its programs on the host."""
 
 from __future__ import annotations
 
