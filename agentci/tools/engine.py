@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Protocol
 
 #: Matching lines kept (then sorted, and the first ``max_hits`` shown); beyond, only counted.
-MAX_KEPT_HITS = 20_000
+MAX_KEPT_HITS = 100_000
 MAX_HIT_CHARS = 500
 #: Directories never listed or searched, wherever they are.
 ALWAYS_SKIPPED = (".git",)
@@ -43,7 +43,7 @@ class Scope:
 
     def wanted(self, rel: str) -> bool:
         """Whether a listed workspace-relative path passes ``hidden`` and ``keep``."""
-        if any(rel == h or rel.startswith(h + "/") for h in self.hidden):
+        if rel in self.hidden or rel.startswith(tuple(h + "/" for h in self.hidden)):
             return False
         return self.keep is None or self.keep(rel)
 
@@ -76,8 +76,9 @@ class SearchEngine(Protocol):
         """Workspace-relative paths of the regular files in scope, sorted."""
         ...
 
-    async def grep(self, scope: Scope, pattern: str) -> GrepResult:
-        """Lines matching the regular expression ``pattern`` in the files in scope.
+    async def grep(self, scope: Scope, pattern: str, limit: int) -> GrepResult:
+        """Lines matching the regular expression ``pattern`` in the files in scope: the
+        first ``limit`` in path order, and the number of the others.
 
         Raises :class:`~agentci.errors.ToolFailure` for a pattern the engine refuses.
         """

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agentci.errors import ToolFailure
-from agentci.tools.engine import ALWAYS_SKIPPED, GrepResult, Scope
+from agentci.tools.engine import ALWAYS_SKIPPED, MAX_HIT_CHARS, MAX_KEPT_HITS, GrepResult, Scope
 
 MAX_COLUMNS = 500
 _BINARY = b": binary file matches (found "
@@ -82,7 +82,7 @@ class Ripgrep:
         names = {n.decode("utf-8", "replace") for n in b"".join(chunks).split(b"\0") if n}
         return sorted(n for n in names if scope.wanted(n))
 
-    async def grep(self, scope: Scope, pattern: str) -> GrepResult:
+    async def grep(self, scope: Scope, pattern: str, limit: int) -> GrepResult:
         """``rg PATTERN`` under the scope's roots; binary files that match are listed."""
         cmd = [self.path, "--null", "--line-number", "--with-filename", "--no-heading"]
         cmd += ["--color=never", "--binary", f"--max-columns={MAX_COLUMNS}"]
@@ -91,11 +91,10 @@ class Ripgrep:
         result = GrepResult()
         parser = _HitParser(scope, result)
         err = await self._run(cmd, scope.workspace, parser.feed)
-        parser.close()
+        parser.close(limit)
         if any(marker in err for marker in _BAD_PATTERN):
             raise ToolFailure(f"invalid regular expression: {err.strip()[-1500:]}")
         result.skipped += _unreadable(err, scope)
-        result.hits.sort()
         return result
 
     async def _run(self, cmd: list[str], cwd: Path, sink: Callable[[bytes], None]) -> str:
@@ -153,44 +152,84 @@ def _glob_escape_braces(name: str) -> str:
 
 
 class _HitParser:
-    """Parses ``PATH\\0LINE:TEXT\\n`` lines and ``PATH: binary file matches …`` notices."""
+    """Parses ``PATH\\0LINE:TEXT\\n`` lines and ``PATH: binary file matches …`` notices.
+
+    Lines are split per chunk and kept raw; paths are decoded and filtered once each, when
+    the search is over. Past :data:`MAX_KEPT_HITS` lines, matches are only counted (one NUL
+    byte per match line).
+    """
 
     def __init__(self, scope: Scope, result: GrepResult) -> None:
         self.scope = scope
         self.result = result
         self.buf = b""
         self.pending = b""  # the start of a path that contains a newline
+        self.raw: list[tuple[bytes, bytes]] = []
+        self.binary: list[bytes] = []
+        self.extra = 0
 
     def feed(self, chunk: bytes) -> None:
-        self.buf += chunk
-        lines = self.buf.split(b"\n")
-        self.buf = lines.pop()
-        for line in lines:
-            self._line(line)
-
-    def close(self) -> None:
-        if self.buf:
-            self._line(self.buf)
-            self.buf = b""
-
-    def _line(self, line: bytes) -> None:
-        line = self.pending + line
-        nul = line.find(b"\0")
-        if nul == -1:
-            at = line.rfind(_BINARY)
-            if at != -1 and line.endswith(b")"):
-                self.pending = b""
-                path = _path(line[:at])
-                if self.scope.wanted(path):
-                    self.result.binary.append(path)
-            else:
-                self.pending = line + b"\n"
+        if len(self.raw) >= MAX_KEPT_HITS:
+            self.extra += chunk.count(b"\0")
             return
+        lines = (self.buf + chunk).split(b"\n")
+        self.buf = lines.pop()
+        raw = self.raw
+        for line in lines:
+            nul = line.find(b"\0")
+            if nul == -1 or self.pending:
+                self._odd(line)
+            else:
+                raw.append((line[:nul], line[nul + 1 :]))
+        if len(raw) >= MAX_KEPT_HITS:
+            self.extra += self.buf.count(b"\0")
+
+    def _odd(self, line: bytes) -> None:
+        """A binary-file notice, or part of a path that contains a newline."""
+        line = self.pending + line
         self.pending = b""
-        path = _path(line[:nul])
-        number, _, text = line[nul + 1 :].partition(b":")
-        if self.scope.wanted(path) and number.isdigit():
-            self.result.add(path, int(number), text.decode("utf-8", "replace"))
+        nul = line.find(b"\0")
+        if nul != -1:
+            self.raw.append((line[:nul], line[nul + 1 :]))
+        elif line.endswith(b")") and (at := line.rfind(_BINARY)) != -1:
+            self.binary.append(line[:at])
+        else:
+            self.pending = line + b"\n"
+
+    def close(self, limit: int) -> None:
+        """Sort the kept lines; decode the first ``limit`` wanted ones, count the others."""
+        if self.buf and len(self.raw) < MAX_KEPT_HITS:
+            self._odd(self.buf)
+        self.buf = b""
+        wanted: dict[bytes, str | None] = {}
+
+        def path_of(raw_path: bytes) -> str | None:
+            if raw_path not in wanted:
+                path = _path(raw_path)
+                wanted[raw_path] = path if self.scope.wanted(path) else None
+            return wanted[raw_path]
+
+        lines = []
+        for raw_path, rest in self.raw[:MAX_KEPT_HITS]:
+            number, _, text = rest.partition(b":")
+            if number.isdigit():
+                lines.append((raw_path, len(number), number, text))
+        lines.sort()  # by path, then line number (shorter digit strings first)
+        result = self.result
+        for raw_path, _, number, text in lines:
+            path = path_of(raw_path)
+            if path is None:
+                continue
+            if len(result.hits) < limit:
+                result.hits.append((path, int(number), _text(text)))
+            else:
+                result.more += 1
+        result.more += self.extra + max(0, len(self.raw) - MAX_KEPT_HITS)
+        result.binary += [p for p in map(path_of, self.binary) if p is not None]
+
+
+def _text(raw: bytes) -> str:
+    return raw[: MAX_HIT_CHARS * 4].decode("utf-8", "replace")[:MAX_HIT_CHARS].rstrip("\r\n")
 
 
 def _path(raw: bytes) -> str:

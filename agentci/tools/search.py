@@ -111,7 +111,8 @@ class GrepSearch(Tool):
 
     async def run(self, args: Args, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
         scope = scope_for(ctx, args.dir_path, args.include_pattern)
-        found = await engine_of(ctx).grep(scope, args.pattern) if scope else GrepResult()
+        engine = engine_of(ctx)
+        found = await engine.grep(scope, args.pattern, MAX_GREP_HITS) if scope else GrepResult()
         return ToolResult(output=format_grep(args.pattern, found))
 
 

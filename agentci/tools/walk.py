@@ -165,7 +165,7 @@ class Re2Walk:
         """The walk's files, sorted."""
         return await _in_thread(lambda stop: sorted(Walker(scope, stop).files()))
 
-    async def grep(self, scope: Scope, pattern: str) -> GrepResult:
+    async def grep(self, scope: Scope, pattern: str, limit: int) -> GrepResult:
         """Lines matching ``pattern`` (RE2 syntax, one line at a time)."""
         opts = re2_options()
         opts.never_nl = True
@@ -173,10 +173,10 @@ class Re2Walk:
             rx = re2.compile("(?m)" + pattern, opts)
         except re2.error as exc:
             raise ToolFailure(f"invalid regular expression: {exc}") from None
-        return await _in_thread(lambda stop: _grep(scope, rx, stop))
+        return await _in_thread(lambda stop: _grep(scope, rx, stop, limit))
 
 
-def _grep(scope: Scope, rx: re2._Regexp, stop: threading.Event) -> GrepResult:
+def _grep(scope: Scope, rx: re2._Regexp, stop: threading.Event, limit: int) -> GrepResult:
     result = GrepResult()
     for rel in Walker(scope, stop).files():
         if stop.is_set():
@@ -202,6 +202,8 @@ def _grep(scope: Scope, rx: re2._Regexp, stop: threading.Event) -> GrepResult:
             result.add(rel, line, text[start:end])
             m = rx.search(text, end + 1) if end < len(text) else None
     result.hits.sort()
+    result.more += max(0, len(result.hits) - limit)
+    del result.hits[limit:]
     return result
 
 
