@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from tool_harness import Harness, bwrap_sandbox
+from tool_harness import Harness
 
 CANARY = "canary-GEMINI-5f1c2a9e"
 
@@ -30,8 +30,9 @@ def test_fsmonitor_set_by_the_agent_never_runs_on_the_host(
     ws = tmp_path / "ws"  # not a git repository
     ws.mkdir()
     (ws / "notes.txt").write_text("x\n")
+    # Unsandboxed (`sandbox: none`): inside the sandbox `.git` cannot even be created, so this
+    # is the case where only the search tools themselves stand between the config and the host.
     h = Harness(ws=ws.resolve(), mode="yolo")
-    h.sandbox = bwrap_sandbox(h.ws)
     payload = f"cat /proc/$PPID/environ /proc/{os.getpid()}/environ > {loot}/environ\n"
     assert h.call("write_file", file_path="payload.sh", content=payload).error is None
     # The headline attack hid these behind `env -S` to pass the read-only classifier (the
