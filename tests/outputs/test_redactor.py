@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from agentci.outputs.redact import Redactor, neutralise_workflow_commands, secret_names
 
 ENV = {
@@ -81,13 +79,13 @@ def test_redact_obj() -> None:
     assert r.redact_obj(obj) == {"a": ["x ***", 1, None, {"***": ["***"]}], "n": 2.5}
 
 
-def test_fast_with_many_secrets() -> None:
+def test_every_one_of_many_secrets_is_masked() -> None:
     r = Redactor([f"secret-value-{i:04d}" for i in range(300)])
-    text = ("ordinary log line with nothing in it at all\n" * 2000) + "secret-value-0299"
-    start = time.perf_counter()
+    text = "first secret-value-0000\n" + ("ordinary log line\n" * 2000) + "secret-value-0299"
     out = r.redact(text)
-    assert time.perf_counter() - start < 1.0
-    assert out.endswith("***")
+    assert out.startswith("first ***\n")
+    assert out.endswith("\n***")
+    assert "secret-value" not in out
 
 
 def test_neutralise_workflow_commands() -> None:
