@@ -18,6 +18,7 @@ from pathlib import Path
 
 from agentci.policy import readonly_specs as specs
 from agentci.policy.getopt import parse
+from agentci.policy.shell_parse import GlobWord
 
 SIMPLE = frozenset(
     {
@@ -84,6 +85,10 @@ GIT_READ = frozenset(
 SED_SAFE = re.compile(
     r"^((\d+|\$)(,(\d+|\$))?)?[pd]$|^((\d+|\$)(,(\d+|\$))?)?s(.)(?:(?!\9).)*\9(?:(?!\9).)*\9[gpiI0-9]*$"
 )
+#: Commands whose options can write or run: a pattern that expands to an option is refused.
+GLOB_SENSITIVE = frozenset(
+    {"find", "git", "sed", "awk", "gawk", "rg", "sort", "uniq", "tree", "printf"}
+)
 AWK_BAD = re.compile(r"system|getline|[|>]|@|fflush|close\(")
 
 
@@ -111,6 +116,11 @@ def why_not_read_only(
         return f"`{name}` is not a built-in read-only command"
     if name == "cd" and len(args) != 1:
         return "cd without exactly one directory"
+    if name in GLOB_SENSITIVE and any(isinstance(a, GlobWord) for a in args):
+        return (
+            f"an unquoted pattern could expand to an option of {name} (a file named "
+            "--output=…); quote the pattern"
+        )
     reason = _escape_hatch(name, args)
     if reason:
         return reason

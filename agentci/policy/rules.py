@@ -324,11 +324,15 @@ class PolicyEngine:
 
 def _deny_matches(rule_words: Sequence[str], words: Sequence[str | None], open_args: bool) -> bool:
     """Whether a deny rule's words could be the command's: a word that expands at run time
-    matches any rule word, and under ``xargs`` missing words may come from its input."""
+    matches any rule word, a pattern the rule words it matches, and under ``xargs`` missing
+    words may come from its input."""
     for i, r in enumerate(rule_words):
         if i >= len(words):
             return open_args
-        if words[i] is not None and words[i] != r:
+        w = words[i]
+        if isinstance(w, sp.GlobWord) and fnmatch.fnmatchcase(r, w):
+            continue
+        if w is not None and w != r:
             return False
     return True
 

@@ -106,6 +106,36 @@ def literal(node: Node) -> str | None:
     return None
 
 
+class GlobWord(str):
+    """A word with an unquoted pattern (``*``, ``?``, ``[…]``): bash replaces it with the
+    matching file names, which may look like options (a file named ``--output=x``)."""
+
+
+_BRACE = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
+_GLOB = re.compile(r"[*?]|\[[^\]]*\]")
+
+
+def _bare(node: Node) -> str:
+    """The unquoted characters of a word (quoted or escaped ones replaced by ``_``)."""
+    if node.type in ("word", "number"):
+        return re.sub(r"\\.", "_", node.text.decode("utf-8", "replace"), flags=re.S)
+    if node.type == "concatenation":
+        return "".join(_bare(c) for c in node.children)
+    return "_"
+
+
+def word(node: Node) -> str | None:
+    """A word as the shell passes it: None when it expands at run time (variables,
+    ``{a,b}`` braces), a :class:`GlobWord` when it is a file name pattern."""
+    value = literal(node)
+    if value is None:
+        return None
+    bare = _bare(node)
+    if _BRACE.search(bare):
+        return None
+    return GlobWord(value) if _GLOB.search(bare) else value
+
+
 def analyze(command: str, *, _depth: int = 0) -> Analysis:
     """Parse ``command`` and collect its simple commands, shapes and redirections."""
     result = Analysis()
@@ -224,9 +254,9 @@ def _command(node: Node, out: Analysis, depth: int) -> None:
         elif c.type in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
             continue
         elif c.type == "command_name":
-            words.append(literal(c.children[0]) if c.children else None)
+            words.append(word(c.children[0]) if c.children else None)
         elif c.is_named:
-            words.append(literal(c))
+            words.append(word(c))
     text = _text(node)
     _add(SimpleCommand(words=words, text=text), out, depth)
 

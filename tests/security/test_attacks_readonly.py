@@ -200,6 +200,24 @@ def test_path_deny_rule_for_the_shell_covers_named_files(h: Harness, ws: Path) -
     assert h.sh("cat README.md").error is None
 
 
+@pytest.mark.parametrize(
+    "command",
+    ["sort * README.md", "sort {-o,f} README.md", "git log {--output=f,-1}", "printf *"],
+)
+def test_patterns_and_braces_cannot_smuggle_options(
+    auto_edit: Harness, ws: Path, command: str
+) -> None:
+    (ws / "--output=f").write_text("a file named like an option\n")
+    error = assert_denied(auto_edit, command)
+    assert "quote the pattern" in error or "expand at run time" in error
+    assert (ws / "f").read_text() == "keep me\n"
+
+
+def test_quoted_patterns_and_plain_globs_for_plain_readers(auto_edit: Harness) -> None:
+    assert auto_edit.sh("grep -n pip *.md").error is None
+    assert auto_edit.decide_shell("find . -name '*.py'").rule == "read_only_command"
+
+
 @pytest.fixture
 def remote(ws: Path, tmp_path: Path) -> Path:
     bare = tmp_path / "remote.git"
@@ -236,6 +254,16 @@ def test_git_config_env_assignment_is_denied(h: Harness, remote: Path) -> None:
     env = "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.x GIT_CONFIG_VALUE_0=push"
     assert_denied(h, f"{env} git x origin main")
     assert_denied(h, f"env {env} git x origin main")
+    assert _branches(remote) == ""
+
+
+@pytest.mark.parametrize("command", ["git {push,} origin main", "git pus? origin main"])
+def test_braces_and_patterns_cannot_spell_the_denied_subcommand(
+    h: Harness, ws: Path, remote: Path, command: str
+) -> None:
+    (ws / "push").write_text("a file named like the subcommand\n")
+    h.rules = [{"tool": "run_shell_command", "command": "git push", "decision": "deny"}]
+    assert_denied(h, command)
     assert _branches(remote) == ""
 
 
