@@ -34,6 +34,7 @@ from agentci.policy import shell_parse as sp
 from agentci.policy.command_forms import allow_form, deny_form
 from agentci.policy.paths import Protected, anchored, resolve
 from agentci.policy.readonly import why_not_read_only
+from agentci.policy.wrappers import HARMLESS_VARS
 from agentci.recipe.schema import Policy, Rule
 from agentci.tools.base import Tool, ToolKind
 
@@ -226,7 +227,7 @@ class PolicyEngine:
         # allow: every sub-command
         deciding: list[str] = []
         for c in found.commands:
-            d = self._allow_one(c, rules, cwd)
+            d = self._allow_one(c, rules, cwd, found.variables)
             if not d.allowed:
                 return d
             deciding.append(d.rule)
@@ -237,7 +238,9 @@ class PolicyEngine:
         main = next((d for d in deciding if d.startswith("rules[")), None)
         return _allow(main or (deciding[0] if deciding else f"mode:{self.mode}"))
 
-    def _allow_one(self, c: sp.SimpleCommand, rules: list[_Rule], cwd: Path) -> Decision:
+    def _allow_one(
+        self, c: sp.SimpleCommand, rules: list[_Rule], cwd: Path, variables: set[str]
+    ) -> Decision:
         for r in rules:
             if r.rule.decision != "allow" or r.shapes:
                 continue
@@ -250,6 +253,12 @@ class PolicyEngine:
         why = why_not_read_only(
             allow_form(c.words), cwd=cwd, workspace=self.workspace, open_args=c.open_args
         )
+        risky = sorted(v for v in {*c.env, *variables} if not HARMLESS_VARS.match(v))
+        if why is None and risky:
+            why = (
+                f"it sets {', '.join(risky)} for the command, which may point it at a "
+                "configuration that runs a program"
+            )
         if why is None:
             return _allow("read_only_command")
         return _deny(

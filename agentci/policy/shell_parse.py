@@ -45,6 +45,8 @@ class SimpleCommand:
     wrappers: list[str] = field(default_factory=list)
     #: run by ``xargs``: more words are appended (or filled in) from its input at run time
     open_args: bool = False
+    #: variables set in its environment (``X=1 cmd``, ``env X=1 cmd``)
+    env: list[str] = field(default_factory=list)
 
     @property
     def name(self) -> str | None:
@@ -67,6 +69,8 @@ class Analysis:
     redirects: list[Redirect] = field(default_factory=list)
     shapes: dict[str, str] = field(default_factory=dict)
     error: str | None = None
+    #: variables set or exported for the rest of the line (``X=1;``, ``export X``)
+    variables: set[str] = field(default_factory=set)
 
 
 @functools.lru_cache(maxsize=1)
@@ -203,6 +207,12 @@ def _walk(node: Node, out: Analysis, depth: int) -> None:
         _redirect(node, out)
     elif t == "variable_assignment" and (node.parent is None or node.parent.type != "command"):
         _assignment(node, out)
+        name = node.child_by_field_name("name")
+        out.variables.add(name.text.decode("utf-8", "replace") if name and name.text else "?")
+    elif t == "declaration_command":
+        out.variables.update(
+            c.text.decode("utf-8", "replace") for c in node.children if c.type == "variable_name"
+        )
     elif t == "for_statement":  # ``for PATH in .; do ls; done`` assigns PATH
         _assignment(node, out, field="variable")
     elif t == "compound_statement" and node.children and node.children[0].type == "((":
@@ -248,9 +258,11 @@ def _redirect(node: Node, out: Analysis) -> None:
 
 def _command(node: Node, out: Analysis, depth: int) -> None:
     words: list[str | None] = []
+    env: list[str] = []
     for c in node.children:
         if c.type == "variable_assignment":
             _assignment(c, out)
+            env.append((c.text or b"?").decode("utf-8", "replace").split("=", 1)[0])
         elif c.type in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
             continue
         elif c.type == "command_name":
@@ -258,7 +270,7 @@ def _command(node: Node, out: Analysis, depth: int) -> None:
         elif c.is_named:
             words.append(word(c))
     text = _text(node)
-    _add(SimpleCommand(words=words, text=text), out, depth)
+    _add(SimpleCommand(words=words, text=text, env=env), out, depth)
 
 
 def _add(cmd: SimpleCommand, out: Analysis, depth: int) -> None:
@@ -272,7 +284,8 @@ def _add(cmd: SimpleCommand, out: Analysis, depth: int) -> None:
     for directory in peeled.chdirs:
         out.commands.append(SimpleCommand(words=["cd", directory], text=cmd.text))
     out.redirects += [Redirect(op="time -o", target=t) for t in peeled.outputs]
-    cmd = SimpleCommand(peeled.words, cmd.text, peeled.wrappers, peeled.open_args)
+    env = cmd.env + [a.split("=", 1)[0] for a in peeled.assignments]
+    cmd = SimpleCommand(peeled.words, cmd.text, peeled.wrappers, peeled.open_args, env)
     name = cmd.name
     if not cmd.words:
         return

@@ -19,6 +19,12 @@ from agentci.policy.getopt import OptSpec, parse
 
 SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "ash", "busybox"})
 EVALS = frozenset({"eval", "source", ".", "exec_fd"})
+#: Variables a read-only command may be given (``LC_ALL=C sort``); any other one may point
+#: it at a configuration that runs a program (``RIPGREP_CONFIG_PATH=rc rg x``).
+HARMLESS_VARS = re.compile(
+    r"^(LANG|LANGUAGE|LC_\w+|TZ|NO_COLOR|CLICOLOR\w*|COLUMNS|LINES|TERM|LS_COLORS|GREP_COLORS?"
+    r"|TREE_COLORS|TIME_STYLE|QUOTING_STYLE|BLOCK_SIZE|DU_BLOCK_SIZE|POSIXLY_CORRECT)$"
+)
 DANGEROUS_VARS = re.compile(
     r"^(PATH|LD_\w+|BASH_ENV|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|CDPATH|HOME"
     r"|GIT_\w+|PYTHON\w*|PERL5\w*|RUBY\w*|NODE_OPTIONS|DYLD_\w+)$"

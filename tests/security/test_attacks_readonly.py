@@ -218,6 +218,27 @@ def test_quoted_patterns_and_plain_globs_for_plain_readers(auto_edit: Harness) -
     assert auto_edit.decide_shell("find . -name '*.py'").rule == "read_only_command"
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "RIPGREP_CONFIG_PATH=rgrc rg keep f",
+        "env RIPGREP_CONFIG_PATH=rgrc rg keep f",
+        "export RIPGREP_CONFIG_PATH=rgrc; rg keep f",
+        "RIPGREP_CONFIG_PATH=rgrc; export RIPGREP_CONFIG_PATH; rg keep f",
+    ],
+)
+def test_a_config_variable_cannot_arm_a_read_only_command(
+    auto_edit: Harness, ws: Path, command: str
+) -> None:
+    (ws / "rgrc").write_text("--pre=./ls\n")
+    assert "RIPGREP_CONFIG_PATH" in assert_denied(auto_edit, command)
+    assert (ws / "f").read_text() == "keep me\n"
+
+
+def test_locale_variables_keep_a_command_read_only(auto_edit: Harness) -> None:
+    assert auto_edit.sh("LC_ALL=C sort README.md").error is None
+
+
 @pytest.fixture
 def remote(ws: Path, tmp_path: Path) -> Path:
     bare = tmp_path / "remote.git"
