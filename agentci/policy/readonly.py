@@ -85,7 +85,8 @@ GIT_READ = frozenset(
 SED_SAFE = re.compile(
     r"^((\d+|\$)(,(\d+|\$))?)?[pd]$|^((\d+|\$)(,(\d+|\$))?)?s(.)(?:(?!\9).)*\9(?:(?!\9).)*\9[gpiI0-9]*$"
 )
-#: Commands whose options can write or run: a pattern that expands to an option is refused.
+#: Commands whose options can write or run: a pattern that could expand to an option (it
+#: starts with ``*``, ``?`` or ``[``, so a file named ``--output=f`` matches) is refused.
 GLOB_SENSITIVE = frozenset(
     {"find", "git", "sed", "awk", "gawk", "rg", "sort", "uniq", "tree", "printf"}
 )
@@ -116,7 +117,7 @@ def why_not_read_only(
         return f"`{name}` is not a built-in read-only command"
     if name == "cd" and len(args) != 1:
         return "cd without exactly one directory"
-    if name in GLOB_SENSITIVE and any(isinstance(a, GlobWord) for a in args):
+    if name in GLOB_SENSITIVE and any(isinstance(a, GlobWord) and a[:1] in "*?[" for a in args):
         return (
             f"an unquoted pattern could expand to an option of {name} (a file named "
             "--output=…); quote the pattern"

@@ -306,6 +306,7 @@ def _add(cmd: SimpleCommand, out: Analysis, depth: int) -> None:
                 out.error = f"inside {base} -c: {inner.error}"
             out.commands.extend(inner.commands)
             out.redirects.extend(inner.redirects)
+            out.variables |= inner.variables
             for k, v in inner.shapes.items():
                 out.shapes.setdefault(k, v)
             return

@@ -216,6 +216,7 @@ def test_patterns_and_braces_cannot_smuggle_options(
 def test_quoted_patterns_and_plain_globs_for_plain_readers(auto_edit: Harness) -> None:
     assert auto_edit.sh("grep -n pip *.md").error is None
     assert auto_edit.decide_shell("find . -name '*.py'").rule == "read_only_command"
+    assert auto_edit.sh("rg -n pip ./*.md").error is None  # expands to ./… never to an option
 
 
 @pytest.mark.parametrize(
@@ -225,6 +226,7 @@ def test_quoted_patterns_and_plain_globs_for_plain_readers(auto_edit: Harness) -
         "env RIPGREP_CONFIG_PATH=rgrc rg keep f",
         "export RIPGREP_CONFIG_PATH=rgrc; rg keep f",
         "RIPGREP_CONFIG_PATH=rgrc; export RIPGREP_CONFIG_PATH; rg keep f",
+        "sh -c 'export RIPGREP_CONFIG_PATH=rgrc; rg keep f'",
     ],
 )
 def test_a_config_variable_cannot_arm_a_read_only_command(
