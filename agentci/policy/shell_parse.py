@@ -122,7 +122,7 @@ _GLOB = re.compile(r"[*?]|\[[^\]]*\]")
 def _bare(node: Node) -> str:
     """The unquoted characters of a word (quoted or escaped ones replaced by ``_``)."""
     if node.type in ("word", "number"):
-        return re.sub(r"\\.", "_", node.text.decode("utf-8", "replace"), flags=re.S)
+        return re.sub(r"\\.", "_", _text(node), flags=re.S)
     if node.type == "concatenation":
         return "".join(_bare(c) for c in node.children)
     return "_"
@@ -210,9 +210,7 @@ def _walk(node: Node, out: Analysis, depth: int) -> None:
         name = node.child_by_field_name("name")
         out.variables.add(name.text.decode("utf-8", "replace") if name and name.text else "?")
     elif t == "declaration_command":
-        out.variables.update(
-            c.text.decode("utf-8", "replace") for c in node.children if c.type == "variable_name"
-        )
+        out.variables.update(_text(c) for c in node.children if c.type == "variable_name")
     elif t == "for_statement":  # ``for PATH in .; do ls; done`` assigns PATH
         _assignment(node, out, field="variable")
     elif t == "compound_statement" and node.children and node.children[0].type == "((":
