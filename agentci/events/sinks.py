@@ -175,7 +175,27 @@ def open_console_sink(
     sanitize: Callable[[str], str] = _identity,
     verbose: bool = False,
 ) -> Sink:
-    """The human view on stderr: one short line per event (see agentci.events.console)."""
+    """The human view on stderr: one short line per event (see agentci.events.console); on a
+    terminal, with a live status line under them (agentci.events.live)."""
     from agentci.events.console import ConsoleSink
 
-    return ConsoleSink(stream or sys.stderr, sanitize=sanitize, verbose=verbose)
+    stream = stream or sys.stderr
+    if _is_terminal(stream):
+        from rich.console import Console
+
+        from agentci.events.live import LiveConsoleSink
+
+        return LiveConsoleSink(
+            Console(file=stream, highlight=False), sanitize=sanitize, verbose=verbose
+        )
+    return ConsoleSink(stream, sanitize=sanitize, verbose=verbose)
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    """A terminal a person watches (not CI, not a dumb terminal, not a file or a pipe)."""
+    if os.environ.get("CI") or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
