@@ -11,7 +11,8 @@ Every way a run can end early is a typed exception; nothing is decided by matchi
      │    ├── LoopDetected     the model repeats itself and did not recover
      │    ├── Blocked          the model's output was blocked, or a hook stopped the run
      │    │    └── HookStopped  ... by a recipe hook (which one is in ``hook``)
-     │    └── ProviderFailed   the model API failed for good (auth, quota, retries spent)
+     │    ├── ProviderFailed   the model API failed for good (auth, quota, retries spent)
+     │    └── LogUnwritable    events.jsonl cannot be written (a full disk): internal_error
      └── ToolFailure           a tool could not do what was asked; the message goes back to
                                the model as the tool's error and the loop goes on
 
@@ -120,3 +121,11 @@ class ProviderFailed(StopRun):
 
 class ToolFailure(AgentciError):
     """A tool failed; the message is returned to the model as the tool's error."""
+
+
+class LogUnwritable(StopRun):
+    """events.jsonl cannot be written (a full disk, a lost mount): the run stops at once and
+    ends ``internal_error`` (exit 70) with the outputs that still fit; the log keeps only whole
+    lines."""
+
+    status = "internal_error"

@@ -4,7 +4,9 @@ The :class:`Emitter` stamps every event (``seq``, ``ts``, ``run_id``, ``task``) 
 the same object to each sink. A console that cannot be written (a closed pipe such as
 ``agentci run --format jsonl | head -1``, a closed stdout or stderr) never changes the outcome:
 that sink is dropped with one note (an ``error`` event, kind ``console_unavailable``) and the
-run goes on; only the JSONL log (``essential``) is an output whose failure counts.
+run goes on; only the JSONL log (``essential``) is an output whose failure counts: when it
+cannot be written (a full disk) it is closed to further lines and :class:`LogUnwritable` stops
+the run, which ends ``internal_error`` with the outputs that still fit.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
+from agentci.errors import LogUnwritable
 from agentci.events.types import Error, Event, RunFinished
 
 
@@ -73,9 +76,18 @@ class Emitter:
             update={"seq": self.seq, "ts": utc_now(), "run_id": self.run_id, "task": task}
         )
         failed: list[tuple[Sink, Exception]] = []
-        for sink in self.sinks:
+        lost_log: OSError | None = None
+        for sink in list(self.sinks):
             try:
                 sink.write(stamped)
+            except OSError as err:
+                if not getattr(sink, "essential", False):
+                    failed.append((sink, err))
+                    continue
+                self.sinks.remove(sink)  # a full disk: the log keeps its whole lines, no more
+                with contextlib.suppress(OSError):
+                    sink.close()
+                lost_log = err
             except Exception as err:  # noqa: BLE001 - a console must not end the run
                 if getattr(sink, "essential", False):
                     raise
@@ -83,6 +95,11 @@ class Emitter:
         self.last = stamped
         for sink, error in failed:
             self._drop(sink, error, last=isinstance(event, RunFinished))
+        if lost_log is not None:
+            reason = f"events.jsonl could not be written ({lost_log.strerror or lost_log})"
+            tell(f"agentci: {reason}; the run stops, the outputs that fit are written")
+            if not isinstance(event, RunFinished):  # the run's end is decided already
+                raise LogUnwritable(reason)
         return stamped
 
     def _drop(self, sink: Sink, err: Exception, *, last: bool) -> None:

@@ -107,6 +107,9 @@ def _safely(
         text = fallback
     try:
         write_text_atomic(path, text, keep_bytes=keep_bytes)
+    except OSError as exc:  # a full disk, a lost mount: the message says it all
+        _warn(f"agentci: could not write {path}: {exc}")
+        return f"{path}: {exc}"
     except Exception as exc:
         log.exception("could not write %s", path)
         _warn(f"agentci: could not write {path}: {exc}")
