@@ -132,7 +132,6 @@ class ConsoleSink:
 #: Error events that are warnings (the run goes on), as annotation titles.
 WARNING_KINDS = {
     "sandbox_unavailable": "ran without a sandbox",
-    "sandbox_hides_tmp": "sandbox hides /tmp",
 }
 
 

@@ -7,7 +7,6 @@ ended the task; the runner writes the outputs from them.
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 import traceback
 from collections.abc import Callable
@@ -316,7 +315,6 @@ class TaskRun:
         from agentci.hooks.runner import HookRunner
         from agentci.policy.env import child_env
         from agentci.policy.gitconfig import warn_credentials
-        from agentci.policy.private_tmp import hidden_by_private_tmp
         from agentci.policy.rules import PolicyEngine
         from agentci.policy.sandbox import check_sandbox_mode
         from agentci.tools.base import ToolContext
@@ -350,9 +348,6 @@ class TaskRun:
         sandbox, warning = self._sandbox(workspace, policy, recipe.policy.network)
         if warning:
             self.emit(ev.Error(kind="sandbox_unavailable", message=warning))
-        hidden = hidden_by_private_tmp(os.environ) if sandbox is not None else None
-        if hidden:
-            self.emit(ev.Error(kind="sandbox_hides_tmp", message=hidden))
         verify_box = None
         if sandbox is not None and plan.verify is not None:
             net = plan.verify.network

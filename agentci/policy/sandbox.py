@@ -9,7 +9,8 @@ and the agent's own ``git``. Inside:
   over it — also when they do not exist yet: an empty read-only placeholder is mounted, so
   ``git init`` or ``mkdir -p .github/workflows`` cannot create them (:meth:`Sandbox.cleanup`
   removes the placeholders agentci made);
-* a private ``/tmp``, ``/proc`` in a new PID namespace (agentci's environment and processes are
+* a private ``/tmp`` (holding only, read-only, the virtualenv or tool folders under ``/tmp``
+  that ``PATH``/``VIRTUAL_ENV`` name: :mod:`agentci.policy.private_tmp`), ``/proc`` in a new PID namespace (agentci's environment and processes are
   not visible), a user namespace where the kernel allows one, and **no capabilities**
   (``--cap-drop ALL``: even as root, nothing can be unmounted or remounted writable);
 * without network (``--unshare-net``) unless asked for; then host Unix sockets are hidden too:
@@ -28,13 +29,14 @@ import functools
 import os
 import shutil
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentci.errors import InvalidInput
 from agentci.policy.gitconfig import sanitised_copies
 from agentci.policy.paths import is_below
+from agentci.policy.private_tmp import tool_dirs_under_tmp
 
 #: Protected folders mounted read-only, created as empty placeholders when absent.
 PROTECTED_DIRS: tuple[str, ...] = (".git", ".agentci")
@@ -54,6 +56,7 @@ class Sandbox:
     bwrap: str = "bwrap"
     placeholders: tuple[Path, ...] = field(default_factory=tuple)  # made by agentci
     overlays: tuple[tuple[Path, Path], ...] = field(default_factory=tuple)  # (copy, original)
+    tmp_tools: tuple[Path, ...] = field(default_factory=tuple)  # kept from the host's /tmp
 
     def but(self, *, network: bool | None = None, writable: Sequence[Path] = ()) -> Sandbox:
         """The same sandbox with another network setting and/or more writable folders."""
@@ -69,7 +72,10 @@ class Sandbox:
         args = [self.bwrap, "--unshare-user-try", "--ro-bind", "/", "/"]
         if not self.network:
             args += _socket_masks(self.workspace)
-        args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--bind", ws, ws]
+        args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        for p in self.tmp_tools:  # before the workspace: a workspace inside stays writable
+            args += ["--ro-bind", str(p), str(p)]
+        args += ["--bind", ws, ws]
         for p in self.writable:
             args += ["--bind", str(p), str(p)]
         for p in self.readonly:
@@ -193,6 +199,7 @@ def make_sandbox(
     network: bool,
     readonly: Sequence[Path] = (),
     protect_workflows: bool = True,
+    env: Mapping[str, str] | None = None,
 ) -> tuple[Sandbox | None, str | None]:
     """Pick the sandbox for a task; call it after setup (protected paths are decided then).
 
@@ -202,6 +209,8 @@ def make_sandbox(
     ``GITHUB_ACTIONS`` set), where that is :class:`InvalidInput` too. ``readonly`` lists
     protected paths to mount read-only; ``.git``, ``.agentci`` and (with
     ``protect_workflows``) ``.github/workflows`` are added, as placeholders when absent.
+    Folders under /tmp that ``PATH``/``VIRTUAL_ENV`` of ``env`` (default: agentci's own, which
+    the tools inherit) name are carried into the private /tmp read-only.
     """
     if mode == "none":
         return None, None
@@ -229,5 +238,6 @@ def make_sandbox(
         bwrap=exe,
         placeholders=tuple(made),
         overlays=tuple(sanitised_copies(ws)),
+        tmp_tools=tool_dirs_under_tmp(os.environ if env is None else env),
     )
     return box, None

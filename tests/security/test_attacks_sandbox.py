@@ -6,6 +6,7 @@ These run real commands under bubblewrap and skip, with the reason, where it is 
 from __future__ import annotations
 
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -88,6 +89,23 @@ def test_private_tmp(boxed: Harness, tmp_path: Path) -> None:
     marker = Path("/tmp/agentci-sandbox-marker")
     boxed.sh(f"echo x > {marker}")
     assert not marker.exists()
+
+
+def test_host_tmp_is_invisible_except_the_tool_folders(ws: Path, tmp_path: Path) -> None:
+    bwrap_sandbox(ws)  # skips when bubblewrap does not work here
+    secret = Path(tempfile.mkdtemp(prefix="agentci-host-tmp-")) / "token.txt"
+    secret.write_text("host-temp-secret\n")
+    venv = Path(tempfile.mkdtemp(prefix="agentci-venv-"))
+    (venv / "bin").mkdir()
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    env = {**child_env(), "PATH": f"{venv / 'bin'}:/usr/bin:/bin", "VIRTUAL_ENV": str(venv)}
+    box, warning = make_sandbox("bwrap", workspace=ws, network=False, env=env)
+    assert warning is None and box is not None
+    assert venv.resolve() in box.tmp_tools
+    h = Harness(ws=ws, mode="yolo", sandbox=box)
+    out = h.sh(f"cat {secret}; ls {venv}; touch {venv}/written").output
+    assert "host-temp-secret" not in out and "pyvenv.cfg" in out
+    assert not (venv / "written").exists()  # read-only
 
 
 def test_parent_environment_is_invisible(boxed: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
