@@ -54,15 +54,10 @@ def _after_turn_2(events: list[dict]) -> bool:
     return any(e["type"] == "turn_finished" and e["turn"] == 2 for e in events)
 
 
-def _after_the_task(events: list[dict]) -> bool:
-    return any(e["type"] == "task_finished" for e in events)
-
-
-@pytest.mark.parametrize(
-    "ready",
-    [_after_turn_2, _after_the_task],
-    ids=["while-the-patch-is-taken", "while-it-is-written"],
-)
+# While the outputs are written: test_sigterm_while_the_outputs_are_written_exits_143 below
+# holds the writer deterministically (a FIFO); waiting for `task_finished` and then signalling
+# raced a fast writer, which may rightly have finished (a finished run ignores signals).
+@pytest.mark.parametrize("ready", [_after_turn_2], ids=["while-the-patch-is-taken"])
 def test_sigterm_during_a_50_mb_patch_exits_143(tmp_path: Path, ready):
     script = [shell_call("seq 1 7000000 > big.txt"), {"text": "done"}]  # ~54 MB, one new file
     case = make_case(tmp_path, script, ALLOW_SEQ)
