@@ -155,3 +155,9 @@ def split_z(data: bytes) -> list[str]:
 def encode_paths(paths: list[str]) -> bytes:
     """Paths for ``--stdin -z`` / ``--pathspec-file-nul``."""
     return b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths)
+
+
+def raw_records(out: bytes) -> list[tuple[str, str]]:
+    """(header, path) pairs of a ``-z --raw`` diff output."""
+    parts = split_z(out)
+    return [(parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
