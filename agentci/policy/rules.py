@@ -19,74 +19,30 @@ A deny is returned to the model as the tool's error, with the reason.
 
 from __future__ import annotations
 
-import fnmatch
 import os
-import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel
 
 from agentci.errors import ToolFailure
 from agentci.policy import shell_parse as sp
 from agentci.policy.command_forms import allow_form, deny_form
-from agentci.policy.paths import Protected, anchored, resolve
+from agentci.policy.decision import (
+    CompiledRule,
+    Decision,
+    allow,
+    compile_rule,
+    deny,
+    deny_matches,
+    raw_equal,
+    words_prefix,
+)
+from agentci.policy.paths import Protected, resolve
 from agentci.policy.readonly import why_not_read_only
 from agentci.policy.wrappers import HARMLESS_VARS
 from agentci.recipe.schema import Policy, Rule
 from agentci.tools.base import Tool, ToolKind
-
-
-@dataclass(frozen=True)
-class Decision:
-    """A policy decision: ``decision``, the ``rule`` that decided, and the ``reason``."""
-
-    decision: Literal["allow", "deny"]
-    rule: str
-    reason: str = ""
-
-    @property
-    def allowed(self) -> bool:
-        return self.decision == "allow"
-
-
-def _allow(rule: str, reason: str = "") -> Decision:
-    return Decision("allow", rule, reason)
-
-
-def _deny(rule: str, reason: str) -> Decision:
-    return Decision("deny", rule, reason)
-
-
-@dataclass
-class _Rule:
-    index: int
-    rule: Rule
-    words: list[str] | None
-    shapes: frozenset[str]
-
-    @property
-    def label(self) -> str:
-        r = self.rule
-        what = r.command or (r.path if isinstance(r.path, str) else ", ".join(r.path or []))
-        tools = r.tool if isinstance(r.tool, str) else ",".join(r.tool)
-        return f"rules[{self.index}]: {r.decision} {tools}" + (f" {what!r}" if what else "")
-
-    def tool_matches(self, name: str) -> bool:
-        tools = [self.rule.tool] if isinstance(self.rule.tool, str) else self.rule.tool
-        return any(fnmatch.fnmatchcase(name, t) for t in tools)
-
-    def path_matches(self, rel: str) -> bool:
-        globs = [self.rule.path] if isinstance(self.rule.path, str) else self.rule.path or []
-        return bool(anchored(globs).match_file(rel))
-
-
-def _prefix(rule_words: Sequence[str], words: Sequence[str | None]) -> bool:
-    return len(words) >= len(rule_words) and all(
-        w is not None and w == r for r, w in zip(rule_words, words, strict=False)
-    )
 
 
 class PolicyEngine:
@@ -102,7 +58,7 @@ class PolicyEngine:
     ) -> None:
         self.mode = mode
         self.workspace = Path(os.path.realpath(workspace))
-        self.rules = [self._compile(i, r) for i, r in enumerate(rules)]
+        self.rules = [compile_rule(i, r) for i, r in enumerate(rules)]
         self.protected = Protected(self.workspace, recipe_path=recipe_path)
 
     @classmethod
@@ -111,20 +67,6 @@ class PolicyEngine:
     ) -> PolicyEngine:
         """The engine for a recipe's ``policy`` section."""
         return cls(policy.mode, policy.rules, workspace=workspace, recipe_path=recipe_path)
-
-    @staticmethod
-    def _compile(index: int, rule: Rule) -> _Rule:
-        words: list[str] | None = None
-        shapes: frozenset[str] = frozenset()
-        if rule.command is not None:
-            try:
-                words = shlex.split(rule.command)
-            except ValueError:
-                words = rule.command.split()
-            if words:
-                words[0] = words[0].rsplit("/", 1)[-1] if words[0].startswith("/") else words[0]
-            shapes = frozenset(sp.analyze(rule.command).shapes)
-        return _Rule(index, rule, words, shapes)
 
     def workflows_allowed(self, tool: str = "write_file") -> bool:
         """Whether an allow rule lets ``tool`` write ``.github/workflows/``."""
@@ -155,24 +97,24 @@ class PolicyEngine:
         try:
             target = resolve(self.workspace, raw)
         except ToolFailure as exc:
-            return _deny("containment", str(exc))
+            return deny("containment", str(exc))
         rel = target.rel
         if tool.kind is ToolKind.edit:
             why = self.protected.why(
                 target.real, rel, workflows_allowed=self.workflows_allowed(tool.name)
             )
             if why:
-                return _deny(f"protected:{why}", f"{rel} is protected ({why}); never writable")
+                return deny(f"protected:{why}", f"{rel} is protected ({why}); never writable")
         applicable = [r for r in self.rules if r.tool_matches(tool.name) and r.rule.command is None]
         for r in applicable:
             if r.rule.decision == "deny" and (r.rule.path is None or r.path_matches(rel)):
-                return _deny(r.label, r.rule.reason or f"denied by {r.label}")
+                return deny(r.label, r.rule.reason or f"denied by {r.label}")
         for r in applicable:
             if r.rule.decision == "allow" and (r.rule.path is None or r.path_matches(rel)):
-                return _allow(r.label, r.rule.reason)
+                return allow(r.label, r.rule.reason)
         if tool.kind is ToolKind.read or self.mode in ("auto_edit", "yolo"):
-            return _allow(f"mode:{self.mode}")
-        return _deny(
+            return allow(f"mode:{self.mode}")
+        return deny(
             f"mode:{self.mode}",
             f"{tool.name} is not allowed in {self.mode} mode (no human to ask in CI)",
         )
@@ -182,20 +124,20 @@ class PolicyEngine:
         try:
             cwd = resolve(self.workspace, getattr(args, "dir_path", None) or ".").real
         except ToolFailure as exc:
-            return _deny("containment", str(exc))
+            return deny("containment", str(exc))
         found = sp.analyze(command)
         if found.error:
-            return _deny("shell_parse", f"{found.error}; denied")
+            return deny("shell_parse", f"{found.error}; denied")
         rules = [r for r in self.rules if r.tool_matches(tool.name)]
         # deny rules: any sub-command, through wrappers, with or without a path
         for r in rules:
             if r.rule.decision != "deny":
                 continue
             if r.words is None and r.rule.path is None:
-                return _deny(r.label, r.rule.reason or f"denied by {r.label}")
+                return deny(r.label, r.rule.reason or f"denied by {r.label}")
             for c in found.commands:
-                if r.words and _deny_matches(r.words, deny_form(c.words), c.open_args):
-                    return _deny(r.label, r.rule.reason or f"`{c.text}` is denied by {r.label}")
+                if r.words and deny_matches(r.words, deny_form(c.words), c.open_args):
+                    return deny(r.label, r.rule.reason or f"`{c.text}` is denied by {r.label}")
         hit = self._path_rule_hit(found, cwd, tool.name)
         if hit is not None:
             return hit
@@ -203,27 +145,27 @@ class PolicyEngine:
         moves = any(c.name in ("cd", "pushd", "popd") for c in found.commands)
         for red in found.redirects:
             if moves and red.target is not None and not red.target.startswith("/"):
-                return _deny("shape:redirect", "a relative redirection after cd; use dir_path")
+                return deny("shape:redirect", "a relative redirection after cd; use dir_path")
             verdict = self._redirect(red, cwd)
             if verdict is not None:
                 return verdict
         # shapes
         shape_rules = [r for r in rules if r.rule.decision == "allow" and r.shapes]
-        exact = next((r for r in shape_rules if _raw_equal(r.rule.command or "", command)), None)
+        exact = next((r for r in shape_rules if raw_equal(r.rule.command or "", command)), None)
         for shape, text in found.shapes.items():
             if any(
-                shape in r.shapes and _raw_equal(r.rule.command or "", command) for r in shape_rules
+                shape in r.shapes and raw_equal(r.rule.command or "", command) for r in shape_rules
             ):
                 continue
             if self.mode == "yolo" and shape in sp.VISIBLE_SHAPES:
                 continue
             what = text if shape == sp.HIDDEN else f"{shape.replace('_', ' ')} (`{text[:80]}`)"
-            return _deny(
+            return deny(
                 f"shape:{shape}",
                 f"{what} is not allowed without a rule that allows this exact command",
             )
         if exact is not None:  # a rule written for this very shape allows the whole line
-            return _allow(exact.label)
+            return allow(exact.label)
         # allow: every sub-command
         deciding: list[str] = []
         for c in found.commands:
@@ -234,22 +176,22 @@ class PolicyEngine:
         if self.mode == "read_only" and any(
             r.target not in ("/dev/null", "/dev/stdout", "/dev/stderr") for r in found.redirects
         ):
-            return _deny("mode:read_only", "output redirection writes a file in read_only mode")
+            return deny("mode:read_only", "output redirection writes a file in read_only mode")
         main = next((d for d in deciding if d.startswith("rules[")), None)
-        return _allow(main or (deciding[0] if deciding else f"mode:{self.mode}"))
+        return allow(main or (deciding[0] if deciding else f"mode:{self.mode}"))
 
     def _allow_one(
-        self, c: sp.SimpleCommand, rules: list[_Rule], cwd: Path, variables: set[str]
+        self, c: sp.SimpleCommand, rules: list[CompiledRule], cwd: Path, variables: set[str]
     ) -> Decision:
         for r in rules:
             if r.rule.decision != "allow" or r.shapes:
                 continue
             if r.words is None and r.rule.path is None:
-                return _allow(r.label)
-            if r.words and _prefix(r.words, allow_form(c.words)):
-                return _allow(r.label)
+                return allow(r.label)
+            if r.words and words_prefix(r.words, allow_form(c.words)):
+                return allow(r.label)
         if self.mode == "yolo":
-            return _allow("mode:yolo")
+            return allow("mode:yolo")
         why = why_not_read_only(
             allow_form(c.words), cwd=cwd, workspace=self.workspace, open_args=c.open_args
         )
@@ -260,8 +202,8 @@ class PolicyEngine:
                 "configuration that runs a program"
             )
         if why is None:
-            return _allow("read_only_command")
-        return _deny(
+            return allow("read_only_command")
+        return deny(
             f"mode:{self.mode}",
             f"`{c.text[:120]}` needs approval in {self.mode} mode and no rule allows it "
             f"({why}); there is no human to ask in CI, so it is denied",
@@ -299,7 +241,7 @@ class PolicyEngine:
             for word in words:
                 for rel in self._rels(word, bases):
                     if r.path_matches(rel):
-                        return _deny(r.label, r.rule.reason or f"{rel} is denied by {r.label}")
+                        return deny(r.label, r.rule.reason or f"{rel} is denied by {r.label}")
         return None
 
     def _rels(self, word: str, bases: list[Path]) -> list[str]:
@@ -314,38 +256,18 @@ class PolicyEngine:
 
     def _redirect(self, red: sp.Redirect, cwd: Path) -> Decision | None:
         if red.target is None:
-            return _deny("shape:redirect", "redirection to a target computed at run time")
+            return deny("shape:redirect", "redirection to a target computed at run time")
         if red.target in ("/dev/null", "/dev/stdout", "/dev/stderr"):
             return None
         if red.target.startswith("~"):
-            return _deny("containment", f"redirection to {red.target} is outside the workspace")
+            return deny("containment", f"redirection to {red.target} is outside the workspace")
         try:
             target = resolve(self.workspace, red.target, base=cwd)
         except ToolFailure as exc:
-            return _deny("containment", f"redirection: {exc}")
+            return deny("containment", f"redirection: {exc}")
         why = self.protected.why(
             target.real, target.rel, workflows_allowed=self.workflows_allowed("run_shell_command")
         )
         if why:
-            return _deny(f"protected:{why}", f"redirection writes {target.rel}, which is protected")
+            return deny(f"protected:{why}", f"redirection writes {target.rel}, which is protected")
         return None
-
-
-def _deny_matches(rule_words: Sequence[str], words: Sequence[str | None], open_args: bool) -> bool:
-    """Whether a deny rule's words could be the command's: a word that expands at run time
-    matches any rule word, a pattern the rule words it matches, and under ``xargs`` missing
-    words may come from its input."""
-    for i, r in enumerate(rule_words):
-        if i >= len(words):
-            return open_args
-        w = words[i]
-        if isinstance(w, sp.GlobWord) and fnmatch.fnmatchcase(r, w):
-            continue
-        if w is not None and w != r:
-            return False
-    return True
-
-
-def _raw_equal(rule_command: str, command: str) -> bool:
-    """A shape rule allows exactly its own command line (whitespace aside), nothing more."""
-    return " ".join(rule_command.split()) == " ".join(command.split())
