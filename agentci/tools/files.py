@@ -12,7 +12,9 @@ import contextlib
 import os
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -22,6 +24,7 @@ from agentci.policy.paths import Protected, anchored, resolve, verify_fd
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
 from agentci.tools.globs import NameGlobs
 
+T = TypeVar("T")
 MAX_READ_BYTES = 20 << 20
 MAX_LINES = 2000
 MAX_LINE_CHARS = 2000
@@ -84,6 +87,19 @@ def atomic_write(ctx: ToolContext, real: Path, rel: str, data: bytes) -> None:
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        raise
+
+
+async def write_in_thread(func: Callable[..., T], *args: Any) -> T:
+    """Run a writing ``func`` in a worker thread, to its end even when the task is cancelled
+    meanwhile (wall clock, SIGTERM): the cancellation goes on only after the thread is done, so
+    no half-done write — a temporary file beside its target — is left for the final snapshot."""
+    work = asyncio.ensure_future(asyncio.to_thread(func, *args))
+    try:
+        return await asyncio.shield(work)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            await work
         raise
 
 
@@ -229,7 +245,7 @@ class WriteFile(Tool):
         existed = target.real.exists()
         data = args.content.encode("utf-8")
         await asyncio.to_thread(refuse_lossy_overwrite, ctx, target.real, target.rel, args.content)
-        await asyncio.to_thread(atomic_write, ctx, target.real, target.rel, data)
+        await write_in_thread(atomic_write, ctx, target.real, target.rel, data)
         verb = "Overwrote" if existed else "Created"
         return ToolResult(output=f"{verb} {target.rel} ({len(args.content)} characters).")
 
@@ -256,7 +272,7 @@ class Replace(Tool):
         )
 
     async def run(self, args: Args, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
-        return await asyncio.to_thread(self._replace, args, ctx)
+        return await write_in_thread(self._replace, args, ctx)
 
     def _replace(self, args: Args, ctx: ToolContext) -> ToolResult:
         target = resolve(ctx.workspace, args.file_path)

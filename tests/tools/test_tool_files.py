@@ -145,3 +145,29 @@ def test_replace_in_a_file_that_is_not_utf8_keeps_its_bytes(h: Harness, ws: Path
     res = h.call("replace", file_path="menu.py", old_string="caf\ufffd", new_string="cafe")
     assert res.error and "U+FFFD" in res.error
     assert (ws / "menu.py").read_bytes() == LATIN1.replace(b"price = 3", b"price = 4")
+
+
+def test_a_write_cancelled_midway_leaves_no_temporary_file_behind(ws: Path) -> None:
+    """A task cancelled (wall clock, SIGTERM) while write_file's worker thread is writing
+    waits for that write to end, so the final snapshot never finds its temporary file."""
+    import asyncio
+    import contextlib
+
+    from agentci.tools.base import ToolContext
+    from agentci.tools.files import WriteFile
+
+    ctx = ToolContext(workspace=ws, env={}, timeout_seconds=20)
+    tool = WriteFile()
+    content = "x" * (64 << 20)  # big enough that the write is still going when cancelled
+
+    async def go() -> list[str]:
+        task = asyncio.create_task(tool.run(tool.Args(file_path="big.txt", content=content), ctx))
+        while not any(p.name.startswith(".agentci-tmp-") for p in ws.iterdir()):
+            await asyncio.sleep(0.001)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        return sorted(p.name for p in ws.iterdir() if p.name.startswith(".agentci-tmp-"))
+
+    assert asyncio.run(go()) == []
+    assert (ws / "big.txt").stat().st_size == len(content)  # the write ended; it is the truth
