@@ -24,6 +24,7 @@ from agentci.loop.prompts import system_prompt
 from agentci.loop.session import Session
 from agentci.loop.state import State
 from agentci.outcome import Status, exit_code_for
+from agentci.outputs.patchfacts import ignored_written_message
 from agentci.outputs.report import TaskReport
 from agentci.providers.base import Provider
 from agentci.recipe.schema import Recipe
@@ -287,17 +288,8 @@ class TaskRun:
             )
             if report.status is Status.success and not report.reason:
                 report.reason = f"patch.diff is incomplete: it leaves out {names}"
-        if change.ignored_written:
-            shown = ", ".join(change.ignored_written[:20])
-            more = len(change.ignored_written) - 20
-            warn.append(
-                (
-                    "ignored_files_written",
-                    f"the agent wrote {len(change.ignored_written)} "
-                    f"file(s) that .gitignore ignores (not in the patch): {shown}"
-                    + (f" … and {more} more" if more > 0 else ""),
-                )
-            )
+        if message := ignored_written_message(change.ignored_written):
+            warn.append(("ignored_files_written", message))
         for repo in change.nested_repos:
             warn.append(
                 (

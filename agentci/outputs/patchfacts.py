@@ -14,6 +14,32 @@ from typing import Any
 
 from agentci.outputs.report import RunReport
 
+CACHE_DIRS = frozenset(
+    {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis"}
+)
+
+
+def is_cache(path: str) -> bool:
+    """Whether ``path`` is a tool's cache (bytecode, pytest, mypy, ruff): running the tests
+    writes those, so they are counted, not listed, among the ignored files written."""
+    return path.endswith((".pyc", ".pyo")) or not CACHE_DIRS.isdisjoint(path.split("/"))
+
+
+def ignored_written_message(paths: list[str], *, shown: int = 20) -> str | None:
+    """The warning about ignored files the agent wrote, caches counted apart; ``None`` when
+    they are all caches (result.json still lists every one)."""
+    others = [p for p in paths if not is_cache(p)]
+    if not others:
+        return None
+    caches = len(paths) - len(others)
+    more = len(others) - shown
+    return (
+        f"the agent wrote {len(others)} file(s) that .gitignore ignores (not in the patch): "
+        + ", ".join(others[:shown])
+        + (f" … and {more} more" if more > 0 else "")
+        + (f" (and {caches} cache file(s), e.g. __pycache__)" if caches else "")
+    )
+
 
 def _facts(run: RunReport) -> list[dict[str, Any]]:
     return [t.extra.get("patch") or {} for t in run.tasks]
@@ -55,7 +81,7 @@ def patch_notes(run: RunReport, code: Any = str) -> list[str]:
         lines.append(f"- **patch.diff is incomplete**: too large to inline, not in it: {names}.")
     if facts["patch_base"]:
         lines.append(f"- The patch applies to {facts['patch_base']} (isolation: worktree).")
-    written = facts["ignored_files_written"]
+    written = [p for p in facts["ignored_files_written"] if not is_cache(p)]
     if written:
         names = ", ".join(code(p) for p in written[:10]) + (" …" if len(written) > 10 else "")
         lines.append(f"- {len(written)} file(s) written that .gitignore ignores (not in the "
