@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -13,36 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "tools"))
 
 from tool_harness import Harness, init_repo  # noqa: E402
 
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "agentci tests",
-    "GIT_AUTHOR_EMAIL": "tests@agentci.invalid",
-    "GIT_COMMITTER_NAME": "agentci tests",
-    "GIT_COMMITTER_EMAIL": "tests@agentci.invalid",
-}
-
-
-def git(repo: Path, *args: str) -> str:
-    """Run git in ``repo`` and return its stdout (fails the test on error)."""
-    import os
-
-    done = subprocess.run(
-        ["git", *args], cwd=repo, env={**os.environ, **GIT_ENV}, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def make_repo(root: Path, files: dict[str, str]) -> Path:
-    """A git repository at ``root`` holding ``files``, all committed."""
-    root.mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "initial")
-    return root
+from agentci.testing.repo import commit_repo  # noqa: E402
 
 
 @pytest.fixture
@@ -51,7 +21,9 @@ def repo_factory(tmp_path: Path) -> Callable[[dict[str, str]], Path]:
     counter = iter(range(1000))
 
     def factory(files: dict[str, str]) -> Path:
-        return make_repo(tmp_path / f"repo{next(counter)}", files)
+        root = tmp_path / f"repo{next(counter)}"
+        commit_repo(root, files)
+        return root
 
     return factory
 

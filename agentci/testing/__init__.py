@@ -1,5 +1,8 @@
 """Test helpers for agentci and for users' recipe tests.
 
+* :mod:`agentci.testing.case` — a whole run as a test case: a git workspace, a scripted model,
+  a recipe, ``agentci run`` in a subprocess (:mod:`agentci.testing.cli`).
+* :mod:`agentci.testing.repo` — real git repositories made and committed for tests.
 * :mod:`agentci.testing.fake_gemini` — a loopback HTTP server speaking the Gemini REST API,
   answering from a script (:mod:`agentci.testing.fake_script`).
 

@@ -1,9 +1,6 @@
-"""Building small end-to-end cases: a git workspace, a scripted model, a recipe, one CLI run.
-
-A case lives in ``tmp_path``: ``repo/`` (the workspace, a committed git repo, also the working
-directory of the run), ``recipe.yaml`` and ``script.yaml`` next to it (outside the workspace),
-and ``out/`` for the outputs.
-"""
+"""End-to-end cases (:mod:`agentci.testing.case`) with ``sandbox: none``, and what the
+end-to-end tests check about a finished run: one story told by every output, JSONL lines,
+readiness waits and the processes a run left."""
 
 from __future__ import annotations
 
@@ -11,70 +8,17 @@ import contextlib
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
+from agentci.testing.case import Case, shell_call, write_call, write_case
+from agentci.testing.cli import Run
+from agentci.testing.repo import GIT_AUTHOR
 
-from agentci.testing.cli import Run, run_recipe
+__all__ = ["Case", "make_case", "shell_call", "write_call"]
 
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@t.invalid",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@t.invalid",
-}
-
-
-def write_call(path: str, content: str) -> dict[str, Any]:
-    """A scripted reply that writes one file."""
-    return {"calls": [{"name": "write_file", "args": {"file_path": path, "content": content}}]}
-
-
-def shell_call(command: str) -> dict[str, Any]:
-    """A scripted reply that runs one shell command."""
-    return {"calls": [{"name": "run_shell_command", "args": {"command": command}}]}
-
-
-@dataclass
-class Case:
-    """One prepared case (see the module docstring)."""
-
-    root: Path
-
-    @property
-    def repo(self) -> Path:
-        return self.root / "repo"
-
-    @property
-    def recipe(self) -> Path:
-        return self.root / "recipe.yaml"
-
-    @property
-    def out(self) -> Path:
-        return self.root / "out"
-
-    def run(self, *args: str, env: dict[str, str] | None = None) -> Run:
-        """``agentci run recipe.yaml --out out ARGS`` in the workspace."""
-        return run_recipe(self.recipe, self.out, *args, cwd=self.repo, env=env)
-
-    def popen(self, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-        """The same run, started in the background (its own session, for signal tests)."""
-        cmd = [sys.executable, "-m", "agentci", "run", str(self.recipe), "--out", str(self.out)]
-        return subprocess.Popen(
-            [*cmd, *args],
-            cwd=self.repo,
-            env={**os.environ, **(env or {})},
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
+GIT_ENV = GIT_AUTHOR
 
 
 def make_case(
@@ -85,19 +29,7 @@ def make_case(
 ) -> Case:
     """Write the workspace, the script (model ``scripted:script.yaml`` unless the recipe names
     another model) and the recipe (``sandbox: none`` and a prompt unless given)."""
-    case = Case(root)
-    case.repo.mkdir(parents=True)
-    for name, text in (files or {"README.md": "# project\n"}).items():
-        (case.repo / name).write_text(text)
-    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "initial"]):
-        subprocess.run(["git", *args], cwd=case.repo, env={**os.environ, **GIT_ENV}, check=True)
-    if script is not None:
-        (root / "script.yaml").write_text(yaml.safe_dump(script, sort_keys=False))
-    full = {"version": 1, "name": "case", "model": {"name": "scripted:script.yaml"}}
-    full.update({"prompt": "Do the work.", "sandbox": "none"})
-    full.update(recipe)
-    case.recipe.write_text(yaml.safe_dump(full, sort_keys=False))
-    return case
+    return write_case(root, script, {"sandbox": "none", **recipe}, files)
 
 
 def assert_agree(run: Run, status: str, code: int) -> None:

@@ -2,35 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import stat
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from agentci.errors import InvalidInput
 from agentci.outputs.patch import capture_baseline, changed_files, changed_lines, diff_since
-
-GIT_ENV = {
-    **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.com",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.com",
-}
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "core.autocrlf=false", *args],
-        cwd=cwd,
-        env=GIT_ENV,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+from agentci.testing.repo import git
 
 
 def make_repo(root: Path) -> Path:

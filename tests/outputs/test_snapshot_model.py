@@ -17,32 +17,12 @@ import pytest
 from agentci.outputs.change import patch_text
 from agentci.outputs.patch import capture_baseline, changed_files, changed_lines, current_change
 from agentci.outputs.patch import diff_since as patch_of
+from agentci.testing.repo import commit_repo, git, git_env
 
-GIT_ENV = {
-    **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.com",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.com",
-}
+GIT_ENV = git_env()
 
 
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-c", "protocol.file.allow=always", *args], cwd=cwd,
-                          env=GIT_ENV, capture_output=True, text=True)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def repo(root: Path, files: dict[str, str]) -> Path:
-    root.mkdir(parents=True)
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "init")
-    return root
+repo = commit_repo
 
 
 def apply_to_clone(src: Path, patch: str, dest: Path, *, submodules: bool = False) -> Path:

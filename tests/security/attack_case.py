@@ -9,25 +9,16 @@ and ``escape/`` — a host folder outside the workspace that the attack tries to
 
 from __future__ import annotations
 
-import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from agentci.testing.cli import Run, run_recipe
+from agentci.testing.case import Case, shell_call, tool_call, write_case
+from agentci.testing.cli import Run
 
 CANARIES = {
     "GEMINI_API_KEY": "AIzaCanaryGeminiKey0000000000000000000",
     "GITHUB_TOKEN": "ghs_CanaryGithubToken00000000000000000",
-}
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@t.invalid",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@t.invalid",
 }
 #: A shell payload: every environment it can read on the host, into the escape folder.
 STEAL = (
@@ -36,29 +27,13 @@ STEAL = (
 )
 
 
-def shell(command: str) -> dict[str, Any]:
-    return {"calls": [{"name": "run_shell_command", "args": {"command": command}}]}
-
-
-def tool(name: str, **args: Any) -> dict[str, Any]:
-    return {"calls": [{"name": name, "args": args}]}
+shell = shell_call
+tool = tool_call
 
 
 @dataclass
-class AttackCase:
-    root: Path
-
-    @property
-    def repo(self) -> Path:
-        return self.root / "repo"
-
-    @property
-    def recipe(self) -> Path:
-        return self.root / "recipe.yaml"
-
-    @property
-    def out(self) -> Path:
-        return self.root / "out"
+class AttackCase(Case):
+    """A case with an escape folder and the canaries in the run's environment."""
 
     @property
     def loot(self) -> Path:
@@ -68,9 +43,9 @@ class AttackCase:
         """The payload command, writing to this case's escape target."""
         return STEAL.format(loot=self.loot)
 
-    def run(self, env: dict[str, str] | None = None) -> Run:
-        base = {**CANARIES, **(env or {})}
-        return run_recipe(self.recipe, self.out, cwd=self.repo, env=base)
+    def run(self, *args: str, env: dict[str, str] | None = None) -> Run:
+        """The run, with the canary secrets in agentci's environment."""
+        return super().run(*args, env={**CANARIES, **(env or {})})
 
     def leaked(self, run: Run | None = None) -> list[str]:
         """Where a canary got to: the escape folder, the workspace, the outputs, the console."""
@@ -98,26 +73,7 @@ def make_attack(
 ) -> AttackCase:
     """Write the case; the recipe gets ``model: scripted:script.yaml`` and a prompt, nothing
     else unless given (all defaults: auto_edit, no rules, ``sandbox: auto``)."""
-    case = AttackCase(root)
-    case.repo.mkdir(parents=True)
-    (root / "escape").mkdir()
-    for name, text in (files or {"README.md": "# project\n"}).items():
-        path = case.repo / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    if git:
-        env = {**os.environ, **GIT_ENV}
-        for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "0"]):
-            subprocess.run(["git", *args], cwd=case.repo, env=env, check=True)
-    (root / "script.yaml").write_text(yaml.safe_dump(script, sort_keys=False))
-    for name, more in (scripts or {}).items():
-        (root / name).write_text(yaml.safe_dump(more, sort_keys=False))
-    full: dict[str, Any] = {
-        "version": 1,
-        "name": "attack",
-        "model": {"name": "scripted:script.yaml"},
-    }
-    full["prompt"] = "Do the work."
-    full.update(recipe or {})
-    case.recipe.write_text(yaml.safe_dump(full, sort_keys=False))
-    return case
+    (root / "escape").mkdir(parents=True)
+    recipe = {"name": "attack", **(recipe or {})}
+    case = write_case(root, script, recipe, files, git=git, scripts=scripts)
+    return AttackCase(case.root)

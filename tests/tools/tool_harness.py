@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import os
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,34 +13,14 @@ from agentci.policy.rules import Decision, PolicyEngine
 from agentci.policy.sandbox import Sandbox, bwrap_problem, make_sandbox
 from agentci.providers.base import ToolCallPart, ToolResultPart
 from agentci.recipe.schema import Policy, Rule
+from agentci.testing.repo import GIT_AUTHOR, commit_repo
 from agentci.tools.base import ToolContext
 from agentci.tools.registry import default_tools
 from agentci.tools.scheduler import Scheduler
 
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@agentci.invalid",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@agentci.invalid",
-}
+GIT_ENV = GIT_AUTHOR
+init_repo = commit_repo
 _ids = itertools.count(1)
-
-
-def init_repo(root: Path, files: dict[str, str] | None = None) -> Path:
-    """A committed git repository at ``root`` (returned as its real path)."""
-    root.mkdir(parents=True, exist_ok=True)
-    for name, text in (files or {}).items():
-        p = root / name
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text)
-    env = {**os.environ, **GIT_ENV}
-    for args in (
-        ["init", "-q", "-b", "main"],
-        ["add", "-A"],
-        ["commit", "-q", "-m", "i", "--allow-empty"],
-    ):
-        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
-    return Path(os.path.realpath(root))
 
 
 @dataclass

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,21 +9,8 @@ import pytest
 from agentci.errors import InvalidInput
 from agentci.outputs.patch import capture_baseline, changed_files
 from agentci.recipe.schema import Workspace
+from agentci.testing.repo import git
 from agentci.workspace import ensure_git, prepare_workspace
-
-ENV = {
-    **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.com",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.com",
-}
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, env=ENV, check=True, capture_output=True, text=True
-    ).stdout
 
 
 def make_repo(root: Path) -> Path:
