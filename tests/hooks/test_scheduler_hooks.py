@@ -205,15 +205,28 @@ def test_after_tool_hooks_add_notes_and_can_stop_but_not_undo(ws, recipe_dir):
 
 
 def test_hooks_of_concurrent_read_calls_run_concurrently(ws, recipe_dir):
-    script(recipe_dir, "slow.py", "import time; time.sleep(0.6)\n")
+    # Each hook waits until all three have started: one after another, the first one would
+    # give up (exit 1: a deny) instead of finishing.
+    barrier = recipe_dir / "started"
+    barrier.mkdir()
+    script(
+        recipe_dir,
+        "together.py",
+        "import os, pathlib, sys, time\n"
+        f"here = pathlib.Path({str(barrier)!r})\n"
+        "(here / str(os.getpid())).touch()\n"
+        "deadline = time.monotonic() + 20\n"
+        "while len(list(here.iterdir())) < 3:\n"
+        "    if time.monotonic() > deadline:\n"
+        "        sys.exit('the hooks did not run side by side')\n"
+        "    time.sleep(0.01)\n",
+    )
     s = scheduler(
-        ws, recipe_dir, {"before_tool": [{"matcher": "read_file", "command": "./slow.py"}]}
+        ws, recipe_dir, {"before_tool": [{"matcher": "read_file", "command": "./together.py"}]}
     )
     calls = [ToolCallPart(str(i), "read_file", {"file_path": "README.md"}) for i in range(3)]
-    start = time.monotonic()
     events, results = run_batch(s, calls)
-    assert time.monotonic() - start < 1.5  # three 0.6 s hooks, side by side
-    assert all(r.error is None for r in results)
+    assert [r.error for r in results] == [None, None, None]
     assert len(of_type(events, "hook_result")) == 3
 
 

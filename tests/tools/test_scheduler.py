@@ -76,14 +76,12 @@ def test_read_calls_overlap_and_writes_do_not(ws: Path) -> None:
         ToolCallPart("3", "slow_write", {"label": "w1"}),
         ToolCallPart("4", "slow_write", {"label": "w2"}),
     ]
-    start = time.monotonic()
     _, results = run(ws, calls)
     assert [r.output for r in results] == ["r1", "r2", "w1", "w2"]
     spans = {label: (a, b) for label, a, b in SPANS}
     assert spans["r2"][0] < spans["r1"][1]  # the reads overlapped
     assert spans["w1"][1] <= spans["w2"][0]  # the writes did not
     assert spans["r1"][1] <= spans["w1"][0] and spans["r2"][1] <= spans["w1"][0]
-    assert time.monotonic() - start < 1.15
 
 
 def test_failures_become_tool_errors_in_order(ws: Path) -> None:
