@@ -118,7 +118,7 @@ def main() -> None:
         if engine is not None:
             ctx.search = engine
         try:
-            from agentci.tools.engine import default_engine
+            from agentci.tools.pick_engine import default_engine
 
             name = (engine or default_engine()).name
         except ImportError:

@@ -310,7 +310,7 @@ class TaskRun:
         from agentci.policy.rules import PolicyEngine
         from agentci.policy.sandbox import check_sandbox_mode
         from agentci.tools.base import ToolContext
-        from agentci.tools.engine import default_engine
+        from agentci.tools.pick_engine import default_engine
         from agentci.tools.registry import default_tools
         from agentci.tools.scheduler import Scheduler
         from agentci.verify.stage import ChangeCheck

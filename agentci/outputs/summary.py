@@ -10,10 +10,12 @@ the model's final message per task — for a failed task labelled as the model's
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from agentci.outputs.atomic import write_text_atomic
+from agentci.outputs.markdown import cell as _cell
+from agentci.outputs.markdown import code as _code
+from agentci.outputs.markdown import fence as _fence
 from agentci.outputs.patchfacts import patch_notes
 from agentci.outputs.report import RunReport, TaskReport
 from agentci.outputs.result import changed_files, run_usage
@@ -39,22 +41,6 @@ def _status(value: object) -> str:
     return getattr(value, "value", None) or str(value)
 
 
-def _cell(text: object) -> str:
-    """Plain text on one line: HTML, backticks and table pipes are escaped."""
-    s = " ".join(str(text).split())
-    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return s.replace("`", "\\`").replace("|", "\\|") or " "
-
-
-def _code(text: object) -> str:
-    """A code span that holds ``text`` whole, whatever backticks it contains."""
-    s = " ".join(str(text).split()) or " "
-    longest = max((len(run) for run in re.findall(r"`+", s)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if s.startswith("`") or s.endswith("`") else ""
-    return f"{fence}{pad}{s}{pad}{fence}"
-
-
 def _cost(value: float | None) -> str:
     return "n/a" if value is None else f"${value:.4f}"
 
@@ -65,13 +51,6 @@ def _verify(task: TaskReport) -> str:
     last = task.verify[-1]
     counts = ", ".join(f"{v} {k}" for k, v in sorted(last.counts.items()) if v)
     return ("passed" if last.passed else "failed") + (f" ({counts})" if counts else "")
-
-
-def _fence(text: str) -> str:
-    fence = "```"
-    while fence in text:
-        fence += "`"
-    return fence
 
 
 _TEST_GROUPS = (

@@ -8,6 +8,9 @@ after this, as the model's claim: the outcome is what agentci checked, not what 
 
 from __future__ import annotations
 
+from agentci.outputs.markdown import cell as _cell
+from agentci.outputs.markdown import code as _code
+from agentci.outputs.markdown import fence as _fence
 from agentci.outputs.report import RunReport, TaskReport
 from agentci.verify.diagnose import cannot_run
 
@@ -21,8 +24,6 @@ def _tail(text: str, lines: int = TAIL_LINES) -> str:
 
 def why_lines(run: RunReport, wording: dict[str, str]) -> list[str]:
     """Markdown lines explaining each task that did not succeed (nothing for a success)."""
-    from agentci.outputs.summary import _cell, _code, _fence
-
     lines: list[str] = []
     for task in run.tasks:
         status = getattr(task.status, "value", None) or str(task.status)

@@ -47,7 +47,9 @@ def write_files(root: Path, files: dict[str, str]) -> None:
         path.write_text(text)
 
 
-def commit_repo(root: Path, files: dict[str, str] | None = None, *, message: str = "initial") -> Path:
+def commit_repo(
+    root: Path, files: dict[str, str] | None = None, *, message: str = "initial"
+) -> Path:
     """A git repository at ``root`` (branch ``main``) holding ``files``, all committed (an empty
     commit when there are none). Returns its real path (symlinks resolved)."""
     root.mkdir(parents=True, exist_ok=True)

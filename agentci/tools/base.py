@@ -37,7 +37,7 @@ class ToolContext:
     ``protected`` are workspace-relative globs the agent may never write.
     ``private_dirs`` are agentci's own folders in the workspace (``.agentci``, the output
     folder when it is inside): never listed or searched. ``search`` is the engine of
-    ``glob``/``grep_search`` (None: :func:`~agentci.tools.engine.default_engine`).
+    ``glob``/``grep_search`` (None: :func:`~agentci.tools.pick_engine.default_engine`).
     """
 
     workspace: Path

@@ -10,12 +10,11 @@ reads the workspace's git config, hooks or attributes:
   and the model's regular expression compiled with RE2 (google-re2); used when no ``rg``
   works. It runs in a thread that stops between files when the call is cancelled.
 
-:func:`default_engine` picks one; its ``name`` is reported in the ``task_started`` event.
+:func:`~agentci.tools.pick_engine.default_engine` picks one; its ``name`` is reported in the ``task_started`` event.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,15 +82,3 @@ class SearchEngine(Protocol):
         Raises :class:`~agentci.errors.ToolFailure` for a pattern the engine refuses.
         """
         ...
-
-
-@functools.cache
-def default_engine() -> SearchEngine:
-    """ripgrep when an ``rg`` binary answers, else the RE2 walk."""
-    from agentci.tools.rg import Ripgrep, find_rg
-    from agentci.tools.walk import Re2Walk
-
-    found = find_rg()
-    if found is not None:
-        return Ripgrep(*found)
-    return Re2Walk()

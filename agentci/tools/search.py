@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agentci.errors import ToolFailure
 from agentci.policy.paths import resolve
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
-from agentci.tools.engine import GrepResult, Scope, SearchEngine, default_engine
+from agentci.tools.engine import GrepResult, Scope, SearchEngine
 from agentci.tools.globs import PathGlob
 
 MAX_GLOB_HITS = 500
@@ -27,7 +27,11 @@ class _Args(BaseModel):
 
 def engine_of(ctx: ToolContext) -> SearchEngine:
     """The task's search engine (chosen once, named in ``task_started``)."""
-    return ctx.search if ctx.search is not None else default_engine()
+    if ctx.search is not None:
+        return ctx.search
+    from agentci.tools.pick_engine import default_engine  # rg or RE2: loaded when first used
+
+    return default_engine()
 
 
 def scope_for(ctx: ToolContext, dir_path: str | None, glob: str | None) -> Scope | None:
