@@ -8,10 +8,12 @@ Every way a run can end early is a typed exception; nothing is decided by matchi
      │         └── RecipeErrors ... several of them, listed one a line
      ├── StopRun               ends the agent loop with a status (see agentci.outcome)
      │    ├── BudgetExhausted  a budget ran out (which one, how much was used, the cap)
+ │    │    └── ContextWindowFull  the next request cannot fit the model's context window
      │    ├── LoopDetected     the model repeats itself and did not recover
      │    ├── Blocked          the model's output was blocked, or a hook stopped the run
      │    │    └── HookStopped  ... by a recipe hook (which one is in ``hook``)
      │    ├── ProviderFailed   the model API failed for good (auth, quota, retries spent)
+ │    │    └── NoUsableAnswer   ... every try gave an answer that cannot be used (empty, ...)
      │    └── LogUnwritable    events.jsonl cannot be written (a full disk): internal_error
      └── ToolFailure           a tool could not do what was asked; the message goes back to
                                the model as the tool's error and the loop goes on
@@ -93,6 +95,16 @@ class BudgetExhausted(StopRun):
         super().__init__(reason + (f" ({detail})" if detail else ""))
 
 
+class ContextWindowFull(BudgetExhausted):
+    """The next request cannot fit the model's context window, even after compression and
+    truncation of the history: the task ends ``budget_exhausted`` (limit ``context_window``)
+    instead of sending a request the API would refuse."""
+
+    def __init__(self, needed: int, window: int) -> None:
+        detail = "the next request cannot fit the model's context window, even compressed"
+        super().__init__("context_window", needed, window, detail)
+
+
 class LoopDetected(StopRun):
     """The model kept repeating itself after one recovery attempt."""
 
@@ -117,6 +129,12 @@ class ProviderFailed(StopRun):
     """The model API failed for good."""
 
     status = "provider_error"
+
+
+class NoUsableAnswer(ProviderFailed):
+    """Every corrective retry of a model call gave an answer that cannot be used (empty,
+    thoughts only, a malformed function call): ``provider_error`` for a turn; a history
+    compression takes it as an empty summary."""
 
 
 class ToolFailure(AgentciError):

@@ -133,15 +133,24 @@ class ModelFallback(_Event):
 
 
 class ChatCompressed(_Event):
-    """Old history was summarised to keep the context small (declared; compression comes later)."""
+    """The history reached ``context.compress_at`` of the context window and was compressed
+    (docs/context.md). ``status``: ``compressed`` (older turns replaced by a state snapshot),
+    ``failed_inflated`` (the snapshot was not smaller: the history is kept, and later
+    compressions only drop old turns), ``failed_empty`` (the model gave no snapshot: the same),
+    ``content_truncated`` (the oldest turns were dropped). Tokens are estimates of the prompt
+    before and after (docs/context.md)."""
 
     type: Literal["chat_compressed"] = "chat_compressed"
     tokens_before: int
     tokens_after: int
+    status: Literal["compressed", "failed_inflated", "failed_empty", "content_truncated"] = (
+        "compressed"
+    )
 
 
 class ContextWindowWillOverflow(_Event):
-    """The next request would not fit the model's context window."""
+    """The next request would not fit the model's context window, even after compression: it
+    is not sent, and the task ends ``budget_exhausted`` (limit ``context_window``)."""
 
     type: Literal["context_window_will_overflow"] = "context_window_will_overflow"
     estimated_tokens: int

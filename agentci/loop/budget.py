@@ -14,7 +14,7 @@ tasks of a run):
 
 **Before** each model call — each attempt, retries included — the tracker estimates the worst
 case of that call: the prompt it will send (the last reported prompt size plus what was added
-to the history since, at about 4 characters a token) plus the largest answer it may produce.
+to the history since, estimated as :mod:`agentci.context.tokens` says) plus the largest answer it may produce.
 If the remaining token or cost budget cannot pay for the prompt and :data:`MIN_OUTPUT_TOKENS`
 of answer, the call is not made. Otherwise the call's ``max_output_tokens`` is lowered so that
 a maximal answer (thinking included) fits what is left, and ``thinking_budget`` to at most
@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
 from dataclasses import dataclass, field, replace
 
+from agentci.context.tokens import PromptSize
 from agentci.errors import BudgetExhausted
 from agentci.loop.state import State
 from agentci.providers.base import ModelRequest
@@ -47,8 +47,6 @@ from agentci.usage import Usage
 DEFAULT_MAX_OUTPUT_TOKENS = 65_536
 #: A call that could not even produce this many tokens of answer is not worth making.
 MIN_OUTPUT_TOKENS = 256
-#: Characters per token, for estimating what is not measured yet.
-CHARS_PER_TOKEN = 4
 
 
 @dataclass
@@ -67,10 +65,6 @@ class RunTotals:
         self.used += usage
 
 
-def _chars(obj: object) -> int:
-    return len(repr(obj))
-
-
 class BudgetTracker:
     """Enforces one task's :class:`Budget` (and the run's :class:`RunTotals`) on its State."""
 
@@ -85,8 +79,7 @@ class BudgetTracker:
         self.total = total
         self.model = model  # its prices (``pricing_for``), per model name
         self.started = time.monotonic()
-        self._known_prompt = 0  # prompt tokens the provider reported for the last call
-        self._counted = 0  # messages already included in _known_prompt
+        self.prompt = PromptSize()  # the next request's size (agentci.context.tokens)
 
     # ------------------------------------------------------------------ clock
 
@@ -159,17 +152,9 @@ class BudgetTracker:
         return caps
 
     def estimate_prompt_tokens(self, state: State, request: ModelRequest) -> int:
-        """The next call's prompt size: the last reported size plus what was added since
-        (the first call: everything, by characters). Costs O(new messages), not O(history)."""
-        if self._counted == 0 and self._known_prompt == 0:
-            fixed = len(request.system) + len(json.dumps([t.parameters for t in request.tools]))
-            fixed += sum(len(t.description) + len(t.name) for t in request.tools)
-            new = state.messages
-        else:
-            fixed = 0
-            new = state.messages[self._counted :]
-        chars = fixed + sum(_chars(m.parts) for m in new)
-        return self._known_prompt + chars // CHARS_PER_TOKEN + 1
+        """The next call's prompt size: the last reported size plus what was added to the
+        history since (the first call: everything; see :mod:`agentci.context.tokens`)."""
+        return self.prompt.next(request.system, request.tools, state.messages)
 
     def _prices(self, model: str, prompt: int) -> tuple[float, float] | None:
         """(cost of the prompt, cost of one output token) in USD, or None when unpriced."""
@@ -231,9 +216,11 @@ class BudgetTracker:
         """Count one finished call of ``request``; its reported prompt size corrects the
         estimate of the next one."""
         state.add_call(call)
-        if call.prompt_tokens:
-            self._known_prompt = call.prompt_tokens
-            self._counted = len(request.messages)
+        sent = len(request.messages)
+        if sent and sent <= len(state.messages):
+            last, ours = request.messages[-1], state.messages[sent - 1]
+            if last is ours or last == ours:  # not a side request (a summary, a nudged retry)
+                self.prompt.reported(call.prompt_tokens, sent)
 
     def after_turn(self, state: State) -> None:
         """Raise if a budget is now exceeded (see the module docstring for why it can be)."""

@@ -36,7 +36,7 @@ from typing import Any, Protocol
 
 from tenacity import RetryCallState, wait_exponential_jitter
 
-from agentci.errors import Blocked, ProviderFailed
+from agentci.errors import Blocked, NoUsableAnswer, ProviderFailed
 from agentci.events.types import Error, Event, InvalidStream, ModelFallback, Retry
 from agentci.providers.base import (
     Message,
@@ -206,7 +206,7 @@ class Chat:
                 corrective += 1
                 yield InvalidStream(reason=failure.reason, attempt=corrective)
                 if corrective > MAX_CORRECTIVE_RETRIES:
-                    raise ProviderFailed(
+                    raise NoUsableAnswer(
                         f"{self.model}: no usable answer after {corrective} tries: {failure.reason}"
                     ) from failure
                 yield Retry(

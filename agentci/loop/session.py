@@ -1,6 +1,7 @@
 """One task's conversation: the ReAct loop, readable in one screen.
 
-    prompt → [budget check → model call(s) → tool calls → results into history] … → final answer
+    prompt → [budget check → context kept in the window → model call(s) → tool calls
+              → results into history] … → final answer
 
 The loop ends when the model answers without tool calls (``run`` returns), or when a typed
 :class:`~agentci.errors.StopRun` is raised (budget, loop, block, provider failure, cancel).
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from agentci.context.loop_detection import RECOVERY_NUDGE, LoopDetector
+from agentci.context.window import ContextKeeper
 from agentci.errors import BudgetExhausted, LoopDetected
 from agentci.events import types as ev
 from agentci.loop.budget import BudgetTracker
@@ -19,7 +21,7 @@ from agentci.loop.meter import Meter, PriceFn
 from agentci.loop.state import Denial, State
 from agentci.loop.turn import Turn
 from agentci.providers.base import Message, ModelRequest, Part, TextPart, ToolResultPart, ToolSpec
-from agentci.recipe.schema import ModelConfig
+from agentci.recipe.schema import Context, ModelConfig
 from agentci.tools.scheduler import Scheduler
 
 
@@ -38,6 +40,7 @@ class Session:
         price: PriceFn,
         state: State | None = None,
         loops: LoopDetector | None = None,
+        context: Context | None = None,
     ) -> None:
         self.chat = chat
         self.scheduler = scheduler
@@ -50,6 +53,8 @@ class Session:
         self.loops = loops or LoopDetector()
         self.loop_warned = False
         self.meter = Meter(self.state, budget, price)
+        outputs = scheduler.ctx.outputs
+        self.context = ContextKeeper(context or Context(), model.context_window, outputs)
 
     def _request(self) -> ModelRequest:
         return ModelRequest(
@@ -68,6 +73,8 @@ class Session:
         state.messages.append(Message(role="user", parts=[TextPart(prompt)]))
         while True:
             self.budget.before_turn(state)
+            async for event in self.context.before_request(self):  # mask, compress, guard
+                yield event
             request = self._request()
             self.meter.before_call(request)  # a turn that cannot make its first call never starts
             state.turns += 1

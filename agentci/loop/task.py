@@ -100,11 +100,9 @@ class TaskRun:
         try:
             from agentci.workspace import prepare_workspace
 
-            ws_config = self.settings.recipe.workspace
-            if self.settings.workspace_override is not None:
-                ws_config = ws_config.model_copy(
-                    update={"path": str(self.settings.workspace_override)}
-                )
+            ws_config, override = self.settings.recipe.workspace, self.settings.workspace_override
+            if override is not None:
+                ws_config = ws_config.model_copy(update={"path": str(override)})
             workspace = prepare_workspace(ws_config, base_dir=self.settings.base_dir)
             self._workspace = workspace.path
             if workspace.isolation == "worktree":
@@ -304,6 +302,7 @@ class TaskRun:
 
     async def _work_on(self, workspace: Path) -> None:
         """Setup, the snapshot the patch is taken against, then the agent loop."""
+        from agentci.context.truncation import SavedOutputs
         from agentci.hooks.runner import HookRunner
         from agentci.policy.env import child_env
         from agentci.policy.gitconfig import warn_credentials
@@ -355,6 +354,7 @@ class TaskRun:
             sandbox=sandbox,
             private_dirs=self._excluded(workspace),
             search=search,
+            outputs=SavedOutputs.for_task(plan.out_dir, recipe.context, self.settings.redactor),
         )
         session = Session(
             chat=Chat(provider, plan.model),
@@ -365,6 +365,7 @@ class TaskRun:
             budget=self.budget,
             price=self._price_fn(),
             state=self.state,
+            context=recipe.context,
         )
         await self._run_checked(session, workspace)
 

@@ -38,12 +38,17 @@ class ToolCallPart:
 
 @dataclass
 class ToolResultPart:
-    """The answer to a :class:`ToolCallPart`, matched by ``id`` and ``name``."""
+    """The answer to a :class:`ToolCallPart`, matched by ``id`` and ``name``. ``saved`` names
+    the file holding the whole output when it was saved (:mod:`agentci.context.truncation`);
+    ``masked`` is true once ``output`` was replaced by a preview (:mod:`agentci.context.masking`).
+    """
 
     id: str
     name: str
     output: str
     error: str | None = None
+    saved: str | None = None
+    masked: bool = False
     kind: Literal["tool_result"] = "tool_result"
 
     def as_response(self) -> dict[str, Any]:

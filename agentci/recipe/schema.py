@@ -81,6 +81,11 @@ class ModelConfig(_Strict):
     thinking_budget: int | None = Field(default=None, ge=-1)
     base_url: str | None = Field(default=None, description="Overrides GOOGLE_GEMINI_BASE_URL.")
     pricing: Pricing | None = Field(default=None, description="The price of `name` only.")
+    context_window: PositiveInt | None = Field(
+        default=None,
+        description="Prompt tokens one request may carry (default: the model's, from the "
+        "built-in table); applies to the fallback models too.",
+    )
     retry: RetryConfig = Field(default_factory=RetryConfig)
 
     @field_validator("base_url")
@@ -259,6 +264,37 @@ class Hooks(_Strict):
     )
 
 
+class Context(_Strict):
+    """How a long session stays inside the model's context window (docs/context.md)."""
+
+    tool_output_cap_chars: int = Field(
+        default=30_000,
+        ge=1_000,
+        le=1_000_000,
+        description="A tool output longer than this is saved whole under the output folder; "
+        "the model sees its head and tail and the saved file's name.",
+    )
+    mask_tool_output_after_tokens: int = Field(
+        default=50_000,
+        ge=1_000,
+        description="Tool output kept in history beyond this many tokens (newest kept whole) "
+        "is replaced by a short preview and its saved file's name.",
+    )
+    compress_at: float = Field(
+        default=0.5,
+        gt=0,
+        le=1,
+        description="Compress the history when the next request would use this fraction of "
+        "the context window.",
+    )
+    keep_recent: float = Field(
+        default=0.3,
+        gt=0,
+        lt=1,
+        description="Fraction of the history (the newest) kept verbatim by a compression.",
+    )
+
+
 class Outputs(_Strict):
     """Where the outputs go (relative to the working directory agentci runs in)."""
 
@@ -310,6 +346,7 @@ class Recipe(_Strict):
     budget: Budget = Field(default_factory=Budget)
     guards: Guards = Field(default_factory=Guards)
     hooks: Hooks = Field(default_factory=Hooks)
+    context: Context = Field(default_factory=Context)
     outputs: Outputs = Field(default_factory=Outputs)
     allow_no_changes: bool = False
     tasks: list[Task] | None = None

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
+from agentci.context.truncation import SavedOutputs
 from agentci.providers.base import ToolSpec
 from agentci.tools.engine import SearchEngine
 
@@ -38,6 +39,8 @@ class ToolContext:
     ``private_dirs`` are agentci's own folders in the workspace (``.agentci``, the output
     folder when it is inside): never listed or searched. ``search`` is the engine of
     ``glob``/``grep_search`` (None: :func:`~agentci.tools.pick_engine.default_engine`).
+    ``outputs`` saves outputs over ``output_cap_chars`` whole for ``read_file``
+    (None: they are only cut).
     """
 
     workspace: Path
@@ -48,6 +51,7 @@ class ToolContext:
     sandbox: Any = None
     private_dirs: tuple[str, ...] = (".agentci",)
     search: SearchEngine | None = None
+    outputs: SavedOutputs | None = None
 
 
 @dataclass

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentci.context.truncation import SAVED_PREFIX
 from agentci.errors import ToolFailure
 from agentci.policy.gitconfig import is_config_file, sanitise
 from agentci.policy.paths import Protected, anchored, resolve, verify_fd
@@ -52,8 +53,16 @@ def read_bytes(ctx: ToolContext, real: Path, limit: int = MAX_READ_BYTES) -> byt
         return fh.read(limit + 1)
 
 
+def refuse_saved_output(rel: str) -> None:
+    """``@tool-outputs/`` names saved tool outputs: read-only, and never a workspace file."""
+    if rel.startswith(SAVED_PREFIX) or rel == SAVED_PREFIX.rstrip("/"):
+        raise ToolFailure(f"{rel}: {SAVED_PREFIX} names saved tool outputs, which are read-only")
+
+
 def check_writable(ctx: ToolContext, real: Path, rel: str) -> None:
-    """Refuse protected paths (``.git``, ``.agentci``, ``ctx.protected`` globs)."""
+    """Refuse protected paths (``.git``, ``.agentci``, ``ctx.protected`` globs) and the saved
+    tool outputs' names."""
+    refuse_saved_output(rel)
     guard = Protected(ctx.workspace, workflows=False)
     why = guard.why(real, rel)
     if not why and ctx.protected and anchored(ctx.protected).match_file(rel):
@@ -143,7 +152,9 @@ class ReadFile(Tool):
     description = (
         "Read a text file in the workspace. Long files are cut at 2000 lines; pass "
         "start_line/end_line to read a range. The output says when it was truncated, and "
-        "when the file is not UTF-8 (undecodable bytes are shown as U+FFFD)."
+        "when the file is not UTF-8 (undecodable bytes are shown as U+FFFD). A tool output "
+        "too long to show whole is saved as @tool-outputs/<name> (its note gives the name): "
+        "read it here the same way."
     )
 
     class Args(_Args):
@@ -155,12 +166,17 @@ class ReadFile(Tool):
         return await asyncio.to_thread(self._read, args, ctx)
 
     def _read(self, args: Args, ctx: ToolContext) -> ToolResult:
-        target = resolve(ctx.workspace, args.file_path)
-        data = read_bytes(ctx, target.real)
-        if is_config_file(ctx.workspace, target.real):  # never a credential of the checkout
-            data = sanitise(data.decode("utf-8", errors="replace"))[0].encode()
+        if ctx.outputs is not None and ctx.outputs.is_saved(args.file_path):
+            data = ctx.outputs.read_bytes(args.file_path, MAX_READ_BYTES)  # a saved tool output
+            rel = args.file_path
+        else:
+            target = resolve(ctx.workspace, args.file_path)
+            data = read_bytes(ctx, target.real)
+            if is_config_file(ctx.workspace, target.real):  # never a credential of the checkout
+                data = sanitise(data.decode("utf-8", errors="replace"))[0].encode()
+            rel = target.rel
         if b"\x00" in data[:8192]:
-            return ToolResult(output=f"[binary file {target.rel}, {len(data)} bytes, not shown]")
+            return ToolResult(output=f"[binary file {rel}, {len(data)} bytes, not shown]")
         lines = data.decode("utf-8", errors="replace").splitlines(keepends=True)
         encoding_note = not_utf8_note(data)
         total = len(lines)
@@ -276,6 +292,7 @@ class Replace(Tool):
 
     def _replace(self, args: Args, ctx: ToolContext) -> ToolResult:
         target = resolve(ctx.workspace, args.file_path)
+        refuse_saved_output(target.rel)
         if args.old_string == "":
             if target.real.exists():
                 raise ToolFailure("old_string is empty but the file exists; use write_file")

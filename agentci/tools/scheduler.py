@@ -3,7 +3,8 @@
 For each call: validate the arguments with the tool's model → before_tool hooks (a deny is
 a ``tool_call_decision`` naming the hook) → policy decision (a ``tool_call_decision``
 event) → execute → after_tool hooks (notes on the result) → cap the output →
-``tool_call_response`` event. Consecutive read-only calls run concurrently (their hooks
+``tool_call_response`` event (an output over the cap is saved whole, see
+:mod:`agentci.context.truncation`). Consecutive read-only calls run concurrently (their hooks
 too), at most :data:`MAX_CONCURRENT_CALLS` at once, so at most that many hook processes run
 at a time; a call that edits or executes runs alone, in the model's order. A turn runs at
 most :data:`MAX_CALLS_PER_TURN` calls; each call beyond that gets a tool error back (the
@@ -123,9 +124,9 @@ class ToolBatch:
                     text = "\n\n".join([text, *after.notes]) if text else "\n\n".join(after.notes)
                     if after.decision == "stop" and stop is None:
                         stop = after
-                output = truncate_middle(text, s.ctx.output_cap_chars)
+                output, saved = s.cap(text, p.call.name)
                 slots[i] = ToolResultPart(
-                    id=p.call.id, name=p.call.name, output=output, error=result.error
+                    id=p.call.id, name=p.call.name, output=output, error=result.error, saved=saved
                 )
                 yield ToolCallResponse(
                     call_id=p.call.id,
@@ -183,6 +184,12 @@ class Scheduler:
         self.policy = policy
         self.ctx = ctx
         self.hooks = hooks
+
+    def cap(self, text: str, tool: str) -> tuple[str, str | None]:
+        """A tool's output as the model sees it, and the saved whole output's name if cut."""
+        if self.ctx.outputs is not None:
+            return self.ctx.outputs.cap(text, tool)
+        return truncate_middle(text, self.ctx.output_cap_chars), None
 
     def batch(self, calls: list[ToolCallPart]) -> ToolBatch:
         """The calls of one model turn, to be iterated."""

@@ -55,7 +55,7 @@ class RunShellCommand(Tool):
                 cwd=cwd.real,
                 env=ctx.env,
                 timeout=timeout,
-                output_cap=ctx.output_cap_chars,
+                output_cap=ctx.outputs.keep_bytes if ctx.outputs else ctx.output_cap_chars,
                 sandbox=ctx.sandbox,
             )
         except OSError as exc:

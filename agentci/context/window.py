@@ -1,0 +1,120 @@
+"""Keeping a task's conversation inside the model's context window, before every request.
+
+Before each model turn :meth:`ContextKeeper.before_request`:
+
+1. masks old tool output beyond ``context.mask_tool_output_after_tokens``
+   (:mod:`agentci.context.masking`);
+2. estimates the next request (:mod:`agentci.context.tokens`); when it reaches
+   ``context.compress_at`` of the window (:mod:`agentci.providers.windows`), compresses the
+   history (:mod:`agentci.context.compression`): a state snapshot written by the model, or —
+   once a snapshot failed (not smaller, or empty), or when even the older part alone would
+   not fit the window — the oldest turns dropped. Each attempt is a ``chat_compressed``
+   event with its status and the estimated tokens before and after;
+3. when the request still cannot fit the window, drops older turns again while it can, and
+   then emits ``context_window_will_overflow`` and raises
+   :class:`~agentci.errors.ContextWindowFull`: the request is never sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+from agentci.context.compression import (
+    Summary,
+    drop_oldest,
+    snapshot_request,
+    split_point,
+    with_snapshot,
+)
+from agentci.context.masking import OutputMasker
+from agentci.context.tokens import estimate_fixed, estimate_messages
+from agentci.errors import ContextWindowFull
+from agentci.events import types as ev
+from agentci.providers.base import Message
+from agentci.providers.windows import context_window_for
+from agentci.recipe.schema import Context
+
+if TYPE_CHECKING:
+    from agentci.context.truncation import SavedOutputs
+    from agentci.loop.session import Session
+
+
+class ContextKeeper:
+    """Masking, compression and the overflow guard of one task's conversation."""
+
+    def __init__(
+        self, config: Context, window_override: int | None, outputs: SavedOutputs | None
+    ) -> None:
+        self.config = config
+        self.window_override = window_override
+        self.masker = OutputMasker(config.mask_tool_output_after_tokens, outputs)
+        self.summary_failed = False  # after a failed snapshot, only drop old turns
+
+    def window(self, model: str) -> int:
+        """The context window of ``model`` (the recipe's override first)."""
+        return context_window_for(model, self.window_override)
+
+    @staticmethod
+    def _size(session: Session) -> int:
+        return session.budget.prompt.next(session.system, session.tools, session.state.messages)
+
+    def _rewrite(self, session: Session, messages: list[Message]) -> int:
+        session.state.messages[:] = messages
+        session.budget.prompt.rewritten()
+        self.masker.rewritten()
+        self.masker.mask(session.state.messages)
+        return self._size(session)
+
+    async def before_request(self, session: Session) -> AsyncIterator[ev.Event]:
+        """Mask, compress and guard before the next request of ``session`` (module doc)."""
+        prompt = session.budget.prompt
+        for index, saved in self.masker.mask(session.state.messages):
+            if index < prompt.counted:
+                prompt.shrink(saved)
+        window = self.window(session.chat.model)
+        size = self._size(session)
+        if size < self.config.compress_at * window:
+            return
+        messages = session.state.messages
+        split = split_point(messages, self.config.keep_recent)
+        older = messages[:split]
+        fixed = estimate_fixed(session.system, session.tools)
+        if split < 2 or fixed + estimate_messages(messages[split:]) > window:
+            split = 0  # nothing worth summarising, or what is kept alone cannot fit
+        if split and not self.summary_failed and fixed + estimate_messages(older) < window:
+            summary = Summary(
+                session.chat, snapshot_request(session._request(), older), session.meter
+            )
+            async for event in summary:
+                yield event
+            status = "failed_empty"
+            after = size
+            if summary.text:
+                new = with_snapshot(summary.text, messages[split:])
+                if estimate_messages(new) < estimate_messages(messages):
+                    status, after = "compressed", self._rewrite(session, new)
+                else:
+                    status, after = "failed_inflated", fixed + estimate_messages(new)
+            if status != "compressed":
+                self.summary_failed = True
+            yield ev.ChatCompressed(tokens_before=size, tokens_after=after, status=status)
+            size = self._size(session)
+        elif split:
+            after = self._rewrite(session, drop_oldest(messages, split))
+            yield ev.ChatCompressed(
+                tokens_before=size, tokens_after=after, status="content_truncated"
+            )
+            size = after
+        while size > window:
+            split = split_point(session.state.messages, self.config.keep_recent)
+            if split < 2:
+                break  # nothing left to drop but the note and the newest turn
+            before = size
+            size = self._rewrite(session, drop_oldest(session.state.messages, split))
+            yield ev.ChatCompressed(
+                tokens_before=before, tokens_after=size, status="content_truncated"
+            )
+        if size > window:
+            yield ev.ContextWindowWillOverflow(estimated_tokens=size, limit=window)
+            raise ContextWindowFull(size, window)

@@ -1,0 +1,182 @@
+"""Compression, masking and the overflow guard, with the real tools and a scripted model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from context_session import context_session, run, run_until_stop
+
+from agentci.context.compression import SNAPSHOT_INTRO, SNAPSHOT_REQUEST, SNAPSHOT_SYSTEM
+from agentci.errors import ContextWindowFull
+from agentci.events import types as ev
+from agentci.providers.base import Message, ModelRequest, TextPart, ToolCallPart, ToolResultPart
+from agentci.providers.scripted import Reply, ScriptedProvider, call
+from agentci.recipe.schema import Context
+
+# 300 lines of 40 characters: a read of it is about 3,000 tokens
+BIG = "".join(f"{i:04d} " + "abcdefghij" * 3 + "abcd\n" for i in range(300))
+SNAPSHOT = (
+    "<state_snapshot><goal>read big.txt</goal><next_step>read on</next_step></state_snapshot>"
+)
+
+
+class Agent:
+    """Reads big.txt ``turns`` times (a different range each time), then answers; answers a
+    summary request with ``summary``."""
+
+    def __init__(self, turns: int, summary: str = SNAPSHOT) -> None:
+        self.turns = turns
+        self.summary = summary
+        self.done = 0
+
+    def __call__(self, request: ModelRequest, index: int) -> Reply:
+        if request.system == SNAPSHOT_SYSTEM:
+            return Reply(text=self.summary)
+        self.done += 1
+        if self.done > self.turns:
+            return Reply(text="finished")
+        return Reply(calls=[call("read_file", file_path="big.txt", start_line=self.done)])
+
+
+def summaries(provider: ScriptedProvider) -> list[int]:
+    return [i for i, r in enumerate(provider.requests) if r.system == SNAPSHOT_SYSTEM]
+
+
+def calls_in(messages: list[Message]) -> list[int]:
+    return [p.args["start_line"] for m in messages for p in m.parts if isinstance(p, ToolCallPart)]
+
+
+def assert_pairs_whole(messages: list[Message]) -> None:
+    """Every function call is answered by the next message, and every answer has its call."""
+    assert messages[0].role == "user"
+    for i, m in enumerate(messages):
+        assert m.role == ("user" if i % 2 == 0 else "model")
+        ids = [p.id for p in m.parts if isinstance(p, ToolCallPart)]
+        if ids:
+            answers = [p.id for p in messages[i + 1].parts if isinstance(p, ToolResultPart)]
+            assert answers == ids
+        results = [p.id for p in m.parts if isinstance(p, ToolResultPart)]
+        if results:
+            assert [p.id for p in messages[i - 1].parts if isinstance(p, ToolCallPart)] == results
+
+
+def test_compression_replaces_older_turns_by_a_snapshot_and_keeps_calls_with_responses(
+    repo_factory, tmp_path: Path
+) -> None:
+    repo = repo_factory({"big.txt": BIG})
+    provider = ScriptedProvider(Agent(turns=12))
+    session = context_session(repo, tmp_path / "out", provider, window=24_000)
+    events = run(session, "Read big.txt again and again.")
+
+    compressed = [e for e in events if isinstance(e, ev.ChatCompressed)]
+    assert compressed and all(e.status == "compressed" for e in compressed)
+    assert all(e.tokens_after < e.tokens_before for e in compressed)
+    assert all(e.tokens_before >= 12_000 for e in compressed)  # compress_at 0.5 of 24,000
+    first = summaries(provider)[0]
+    asked = provider.requests[first]
+    assert asked.tools == [] and asked.messages[-1].parts[-1] == TextPart(SNAPSHOT_REQUEST)
+    assert asked.messages[0].parts[0] == TextPart("Read big.txt again and again.")
+    after = provider.requests[first + 1].messages
+    assert after[0].parts == [TextPart(SNAPSHOT_INTRO + SNAPSHOT)]
+    older = calls_in(asked.messages)
+    assert older and not set(older) & set(calls_in(after))  # the old turns are gone
+    assert calls_in(after) == list(range(max(older) + 1, max(older) + 1 + len(calls_in(after))))
+    for request in provider.requests:
+        if request.system != SNAPSHOT_SYSTEM:
+            assert_pairs_whole(request.messages)
+    # the summary calls are counted like any other
+    assert session.state.usage.model_calls == len(provider.requests)
+    assert session.state.turns == len(provider.requests) - len(summaries(provider))
+    assert session.state.final_text == "finished"
+
+
+def test_an_inflated_snapshot_keeps_the_history_and_later_only_old_turns_are_dropped(
+    repo_factory, tmp_path: Path
+) -> None:
+    repo = repo_factory({"big.txt": BIG})
+    provider = ScriptedProvider(Agent(turns=12, summary="<state_snapshot>" + "x" * 200_000))
+    session = context_session(repo, tmp_path / "out", provider, window=24_000)
+    events = run(session, "Read big.txt again and again.")
+
+    statuses = [e.status for e in events if isinstance(e, ev.ChatCompressed)]
+    assert statuses[0] == "failed_inflated"
+    assert set(statuses[1:]) == {"content_truncated"}
+    assert len(summaries(provider)) == 1  # no second attempt
+    first = summaries(provider)[0]
+    kept = provider.requests[first + 1].messages
+    assert kept[0].parts == [TextPart("Read big.txt again and again.")]  # the original history
+    truncated = provider.requests[-1].messages
+    note = truncated[0].text
+    assert (
+        note.startswith("agentci: the ") and "oldest messages of this session were dropped" in note
+    )
+    assert "Read big.txt again and again." in note
+    assert_pairs_whole(truncated)
+
+
+def test_an_empty_snapshot_is_failed_empty_and_its_tries_are_counted(
+    repo_factory, tmp_path: Path
+) -> None:
+    repo = repo_factory({"big.txt": BIG})
+    provider = ScriptedProvider(Agent(turns=8, summary=""))
+    session = context_session(repo, tmp_path / "out", provider, window=24_000)
+    events = run(session, "Read big.txt again and again.")
+
+    statuses = [e.status for e in events if isinstance(e, ev.ChatCompressed)]
+    assert statuses[0] == "failed_empty"
+    assert "compressed" not in statuses
+    assert len(summaries(provider)) == 3  # the first try and two corrective retries, no more
+    assert session.state.usage.model_calls == len(provider.requests)
+
+
+def test_old_tool_outputs_are_masked_beyond_the_budget_and_the_newest_kept_whole(
+    repo_factory, tmp_path: Path
+) -> None:
+    repo = repo_factory({"big.txt": BIG})
+    provider = ScriptedProvider(Agent(turns=3))
+    out = tmp_path / "out"
+    config = Context(mask_tool_output_after_tokens=4_000)
+    run(context_session(repo, out, provider, context=config), "Read big.txt three times.")
+
+    last = provider.requests[-1].messages
+    outputs = [p for m in last for p in m.parts if isinstance(p, ToolResultPart)]
+    assert [p.masked for p in outputs] == [True, True, False]
+    assert outputs[0].saved == "@tool-outputs/0001-read_file.txt"
+    assert "[output masked to save context:" in outputs[0].output
+    assert "saved as @tool-outputs/0001-read_file.txt" in outputs[0].output
+    assert outputs[0].output.startswith(BIG.splitlines()[0])
+    assert len(outputs[0].output) < 600
+    assert outputs[2].output.endswith(BIG.split("\n", 2)[2])  # read from line 3: whole
+    assert (out / "tool-outputs" / "0001-read_file.txt").read_text() == BIG
+    # masking starts once the outputs kept pass the budget: one output fits, two do not
+    for request, masked in ((1, [False]), (2, [True, False])):
+        sent = provider.requests[request].messages
+        assert [p.masked for m in sent for p in m.parts if isinstance(p, ToolResultPart)] == masked
+
+
+def test_a_first_request_that_cannot_fit_is_never_sent(repo_factory, tmp_path: Path) -> None:
+    repo = repo_factory({"a.txt": "x\n"})
+    provider = ScriptedProvider([Reply(text="never")])
+    session = context_session(repo, tmp_path / "out", provider, window=2_000)
+    events, stop = run_until_stop(session, "Fix it. " + "context " * 2_000)
+
+    assert isinstance(stop, ContextWindowFull)
+    assert (stop.status, stop.limit, stop.cap) == ("budget_exhausted", "context_window", 2_000)
+    (overflow,) = [e for e in events if isinstance(e, ev.ContextWindowWillOverflow)]
+    assert overflow.limit == 2_000 and overflow.estimated_tokens > 2_000
+    assert provider.requests == []
+
+
+def test_an_output_too_big_for_the_window_even_after_dropping_turns_stops_the_task(
+    repo_factory, tmp_path: Path
+) -> None:
+    repo = repo_factory({"big.txt": BIG * 3})
+    provider = ScriptedProvider(
+        [Reply(calls=[call("read_file", file_path="big.txt")]), Reply(text="never")]
+    )
+    session = context_session(repo, tmp_path / "out", provider, window=6_000)
+    events, stop = run_until_stop(session, "Read big.txt")
+
+    assert isinstance(stop, ContextWindowFull)
+    assert len(provider.requests) == 1  # the doomed second request was not sent
+    assert [e.type for e in events][-1] == "context_window_will_overflow"
