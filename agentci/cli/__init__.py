@@ -9,6 +9,7 @@ import os
 import click
 
 from agentci import __version__
+from agentci.cli.replay import replay_command
 from agentci.cli.run import run_command
 from agentci.cli.schema import schema_command
 from agentci.cli.validate import validate_command
@@ -28,6 +29,7 @@ def cli() -> None:
 cli.add_command(run_command)
 cli.add_command(validate_command)
 cli.add_command(schema_command)
+cli.add_command(replay_command)
 
 
 def _reserve_std_fds() -> None:

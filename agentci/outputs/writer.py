@@ -5,7 +5,7 @@ Layout of ``out_dir``::
     events.jsonl   (written by the event sink, not here)
     patch.diff     one task: its patch (empty file when nothing changed)
     tasks/<name>/patch.diff   several tasks: one patch per task instead
-    junit.xml  result.json  summary.md
+    junit.xml  result.json  summary.md  report.html
 
 Everything passes through the :class:`~agentci.outputs.redact.Redactor` first — the report's
 strings (so secrets are caught before XML/JSON escaping could hide them) and each file's final
@@ -131,7 +131,8 @@ def write_outputs(
     *,
     step_summary: bool = True,
 ) -> list[str]:
-    """Write patch(es), junit.xml, result.json and summary.md into ``out_dir``. Never raises;
+    """Write patch(es), junit.xml, result.json, summary.md and report.html into ``out_dir``
+    (report.html reads the events already in ``out_dir/events.jsonl``). Never raises;
     returns the files that could not be written (empty when all were). ``patches=None`` leaves
     the patch files as they are; ``step_summary=False`` does not append to ``$GITHUB_STEP_SUMMARY`` (a rewrite)."""
     out_dir = Path(out_dir)
@@ -207,9 +208,36 @@ def write_outputs(
             redactor,
         )
     )
+    failed.append(
+        _safely(
+            "report.html",
+            out_dir / "report.html",
+            lambda: _report_html(out_dir, safe_run, patches, redactor),
+            _minimal_html(status, run.exit_code),
+            redactor,
+        )
+    )
     if step_summary:
         _append_step_summary(out_dir / "summary.md")
     return [f for f in failed if f]
+
+
+def _report_html(
+    out_dir: Path, run: RunReport, patches: dict[str, str] | None, redactor: Redactor
+) -> str:
+    from agentci.outputs.html_report import render_run_html
+
+    return render_run_html(out_dir, run, patches, redactor)
+
+
+def _minimal_html(status: str, exit_code: int) -> str:
+    from html import escape
+
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>agentci</title>'
+        f"</head><body><h1>agentci</h1><p>status {escape(status)}, exit code {exit_code}</p>"
+        "<p>The full report could not be written; see events.jsonl.</p></body></html>\n"
+    )
 
 
 def _append_step_summary(summary: Path) -> None:

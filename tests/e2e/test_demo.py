@@ -12,7 +12,7 @@ import junitparser
 import pytest
 
 from agentci.events import types as ev
-from agentci.testing.cli import Run, run_recipe
+from agentci.testing.cli import Run, agentci, run_recipe
 
 ROOT = Path(__file__).parents[2]
 
@@ -106,3 +106,15 @@ def test_summary_md_names_the_outcome(demo: Run):
     summary = (demo.out / "summary.md").read_text()
     assert "**Run succeeded** (status `success`, exit code 0)" in summary
     assert "- `shop/pricing.py`" in summary
+
+
+def test_the_replay_of_the_events_is_the_console_output(demo: Run):
+    for ci in ("true", ""):  # the console view is the same whether CI is set or not
+        done = agentci("replay", str(demo.out / "events.jsonl"), env={"CI": ci})
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == demo.stderr
+
+
+def test_the_summary_replay_is_summary_md(demo: Run):
+    done = agentci("replay", str(demo.out), "--format", "summary")
+    assert done.stdout == (demo.out / "summary.md").read_text()

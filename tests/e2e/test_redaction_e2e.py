@@ -32,9 +32,14 @@ def test_a_canary_secret_appears_nowhere(tmp_path: Path, args: tuple[str, ...], 
     run = case.run(*args, env={**ENV, **env})
     assert run.code == 0, run.stderr
     files = [p for p in case.out.rglob("*") if p.is_file()]
-    assert {"events.jsonl", "patch.diff", "junit.xml", "result.json", "summary.md"} <= {
-        p.name for p in files
-    }
+    assert {
+        "events.jsonl",
+        "patch.diff",
+        "junit.xml",
+        "result.json",
+        "summary.md",
+        "report.html",
+    } <= {p.name for p in files}
     for path in files:
         assert CANARY not in path.read_text(errors="replace"), path.name
     assert CANARY not in run.stdout

@@ -1,0 +1,97 @@
+"""``agentci replay``: show a finished run again, from its events.jsonl."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from agentci.cli.options import fail
+
+FORMATS = ("console", "jsonl", "summary", "html")
+
+
+@click.command(name="replay")
+@click.argument("events", type=click.Path(path_type=Path))
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(FORMATS),
+    default="console",
+    show_default=True,
+    help="console: the lines `agentci run` printed; jsonl: the events; summary: summary.md; "
+    "html: report.html.",
+)
+@click.option("-v", "--verbose", is_flag=True, help="console: also turns, thoughts, allowed calls.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write to this file instead of stdout.",
+)
+def replay_command(events: Path, output_format: str, verbose: bool, output: Path | None) -> None:
+    """Show the finished run of EVENTS (an events.jsonl, or the output folder holding one)
+    again: as the console view, the event lines, summary.md or report.html. Nothing is run and
+    no model is called.
+
+    \b
+    Not to be confused with a recipe's `model.name: replay:FILE`, which runs a recipe anew
+    against a recorded model session (a cassette written by `agentci run --record`).
+    Event types this agentci does not know are skipped by the console and shown as they are
+    by the other formats.
+    """
+    from agentci.events.read import read_events
+
+    path = events / "events.jsonl" if events.is_dir() else events
+    try:
+        log = read_events(path)
+    except OSError as err:
+        raise fail(f"{path}: cannot read the events: {err.strerror or err}") from None
+    if not log.events:
+        raise fail(f"{path}: no events (is it an agentci events.jsonl?)")
+    text = _render(log, path, output_format, verbose)
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise fail(f"{output}: cannot write: {err.strerror or err}") from None
+
+
+def _render(log: Any, path: Path, output_format: str, verbose: bool) -> str:
+    from agentci.outputs.redact import Redactor
+
+    redactor = Redactor.from_environ()  # the log is redacted already; this machine's secrets too
+    if output_format == "console":
+        from agentci.events.replay_view import console_lines
+
+        return console_lines(log, sanitize=redactor.redact, verbose=verbose)
+    if output_format == "jsonl":
+        from agentci.events.replay_view import jsonl_lines
+
+        return jsonl_lines(log, redact=redactor.redact_obj)
+    from agentci.outputs.rebuild import report_from_events
+
+    report = report_from_events(log, _result_json(path.parent / "result.json"))
+    if output_format == "summary":
+        from agentci.outputs.summary import render_summary
+        from agentci.outputs.writer import redact_report
+
+        return redactor.redact(render_summary(redact_report(report, redactor)))
+    from agentci.outputs.html_report import patches_on_disk, render_report_html
+
+    patches = patches_on_disk(path.parent, [t.name for t in report.tasks])
+    return redactor.redact(render_report_html(report, log, patch=patches, redactor=redactor))
+
+
+def _result_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None

@@ -1,0 +1,230 @@
+"""report.html: one self-contained page to look at a run (docs/outputs.md).
+
+The page holds the run's outcome, and per task: a chart of tokens and cost per turn, the verify
+runs and what they changed test by test (fixed, still failing, regressed …), the guards, the
+timeline of the events (turns, tool calls with the policy's decisions, retries, compression,
+loop warnings …), the diff and the model's final message. It loads nothing: inline CSS, an
+inline SVG chart, no script, and a Content-Security-Policy that forbids every fetch.
+
+Everything in it is untrusted (the model's words, tool output, the repository's files), so the
+template is rendered with autoescaping on, and every value passes through the redactor before
+it is escaped (jinja2's ``finalize``); the writer redacts the final text once more. The work is
+bounded for huge runs: the event log is read up to :data:`MAX_LOG_BYTES`, the timeline keeps at
+most ``timeline.MAX_ITEMS`` items and the diff at most :data:`MAX_DIFF_LINES` lines, each cut
+saying so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentci.events import types as ev
+from agentci.events.read import AnyEvent, EventLog, read_events
+from agentci.outputs.chart import Chart, build_chart
+from agentci.outputs.redact import Redactor
+from agentci.outputs.report import RunReport, TaskReport
+from agentci.outputs.result import changed_files, run_usage
+from agentci.outputs.timeline import Timeline, build_timeline, cut, turn_usage
+
+MAX_LOG_BYTES = 32 * 1024 * 1024
+MAX_DIFF_LINES = 3000
+MAX_DIFF_LINE = 500
+MAX_FILES = 200
+
+_TEST_GROUPS = (
+    ("fixed", "Fixed", "ok"),
+    ("regressed", "Regressed", "bad"),
+    ("still_failing", "Still failing", "bad"),
+    ("added_failing", "New and failing", "bad"),
+    ("flaky", "Flaky (failed, then passed on a rerun)", "warn"),
+    ("removed", "No longer run", "warn"),
+)
+
+
+@dataclass
+class DiffView:
+    lines: list[tuple[str, str]] = field(default_factory=list)  # (css class, text)
+    omitted_lines: int = 0
+
+
+@dataclass
+class TaskView:
+    report: TaskReport
+    status: str
+    tone: str
+    timeline: Timeline
+    chart: Chart | None
+    test_groups: list[tuple[str, str, list[str]]]
+    guards: list[dict[str, Any]]
+    diff: DiffView | None
+    files: list[str]
+
+
+def _status(value: object) -> str:
+    return getattr(value, "value", None) or str(value)
+
+
+def tone_of(status: str, exit_code: int) -> str:
+    """``ok`` for exit 0, ``warn`` for a stop that is not a failure of the work, else ``bad``."""
+    if exit_code == 0:
+        return "ok"
+    return "warn" if status in ("no_changes", "budget_exhausted", "cancelled") else "bad"
+
+
+def _diff_class(line: str) -> str:
+    if line.startswith("diff --git"):
+        return "file"
+    if line.startswith(_META):
+        return "meta"
+    if line.startswith("@@"):
+        return "hunk"
+    return {"+": "add", "-": "del"}.get(line[:1], "ctx")
+
+
+_META = ("+++", "---", "index ", "new file", "deleted file", "old mode", "new mode",
+         "similarity", "rename ", "Binary files", "GIT binary patch")  # fmt: skip
+
+
+def diff_view(patch: str) -> DiffView:
+    """The first :data:`MAX_DIFF_LINES` lines of ``patch``, each with its CSS class, and the
+    number of lines left out (counted, not split: a huge patch costs one pass)."""
+    view = DiffView()
+    pos = 0
+    while pos < len(patch) and len(view.lines) < MAX_DIFF_LINES:
+        end = patch.find("\n", pos)
+        end = len(patch) if end < 0 else end
+        line = patch[pos:end].rstrip("\r")
+        view.lines.append((_diff_class(line), cut(line, MAX_DIFF_LINE)))
+        pos = end + 1
+    if pos < len(patch):
+        view.omitted_lines = patch.count("\n", pos) + (0 if patch.endswith("\n") else 1)
+    return view
+
+
+def _test_groups(task: TaskReport) -> list[tuple[str, str, list[str]]]:
+    verify = task.extra.get("verify") if isinstance(task.extra, dict) else None
+    if not isinstance(verify, dict):
+        attempts = [v for v in task.verify if v.phase == "attempt"]
+        verify = attempts[-1].changes if attempts else {}
+    groups = []
+    for key, title, tone in _TEST_GROUPS:
+        ids = verify.get(key) or []
+        if isinstance(ids, list) and ids:
+            groups.append((title, tone, [str(i) for i in ids]))
+    return groups
+
+
+def _task_view(task: TaskReport, events: list[AnyEvent], patch: str | None) -> TaskView:
+    status = _status(task.status)
+    guards = task.extra.get("guards") if isinstance(task.extra, dict) else None
+    return TaskView(
+        report=task,
+        status=status,
+        tone=tone_of(status, task.exit_code),
+        timeline=build_timeline(events),
+        chart=build_chart(turn_usage(events)),
+        test_groups=_test_groups(task),
+        guards=[g for g in guards or [] if isinstance(g, dict)],
+        diff=diff_view(patch) if patch is not None else None,
+        files=sorted(task.changed_files),
+    )
+
+
+def _redacting(redactor: Redactor) -> Any:
+    def finalize(value: Any) -> Any:
+        return redactor.redact(value) if isinstance(value, str) else value
+
+    return finalize
+
+
+def _template(finalize: Any) -> Any:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+        autoescape=True,
+        finalize=finalize,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    return env.get_template("report.html.j2")
+
+
+def render_report_html(
+    run: RunReport, log: EventLog, *, patch: dict[str, str] | None, redactor: Redactor
+) -> str:
+    """The page for ``run`` (its events in ``log``; ``patch``: task name → patch text, None when
+    not known). Every value is redacted, then escaped; the caller redacts the page once more
+    (the writer's final pass)."""
+    by_task: dict[str, list[AnyEvent]] = {}
+    run_events: list[AnyEvent] = []
+    version = ""
+    for event in log.events:
+        if isinstance(event, ev.RunStarted):
+            version = event.agentci_version
+        name = event.task
+        (by_task.setdefault(name, []) if name else run_events).append(event)
+    patches = patch or {}
+    one = len(run.tasks) == 1
+    tasks = [
+        _task_view(
+            t,
+            by_task.get(t.name, []),
+            patches.get(t.name, patches.get("") if one else None) if patch is not None else None,
+        )
+        for t in run.tasks
+    ]
+    status = _status(run.status)
+    usage = run_usage(run)
+    files = changed_files(run)
+    run_items = [e for e in run_events if not isinstance(e, ev.RunStarted | ev.RunFinished)]
+    page = _template(_redacting(redactor)).render(
+        run=run,
+        status=status,
+        tone=tone_of(status, run.exit_code),
+        usage=usage,
+        files=files[:MAX_FILES],
+        more_files=max(len(files) - MAX_FILES, 0),
+        tasks=tasks,
+        run_timeline=build_timeline(run_items) if run_items else None,
+        version=version,
+        log=log,
+        max_files=MAX_FILES,
+    )
+    return page
+
+
+def render_run_html(
+    out_dir: Path, run: RunReport, patches: dict[str, str] | None, redactor: Redactor
+) -> str:
+    """report.html for the output writer: the events are read from ``out_dir/events.jsonl``
+    (``run_finished`` is not there yet: the outcome comes from ``run``); ``patches=None``
+    reads the patch files already written."""
+    try:
+        log = read_events(out_dir / "events.jsonl", max_bytes=MAX_LOG_BYTES)
+    except OSError:
+        log = EventLog()
+    if patches is None:
+        patches = patches_on_disk(out_dir, [t.name for t in run.tasks])
+    return render_report_html(run, log, patch=patches, redactor=redactor)
+
+
+def patches_on_disk(folder: Path, names: list[str]) -> dict[str, str]:
+    """The patch files of a run's output folder that exist, by task name (one task: its
+    ``patch.diff``; several: ``tasks/<name>/patch.diff``)."""
+    from agentci.outputs.writer import task_dir_name
+
+    if len(names) <= 1:
+        places = {names[0] if names else "": folder / "patch.diff"}
+    else:
+        places = {n: folder / "tasks" / task_dir_name(n) / "patch.diff" for n in names}
+    found: dict[str, str] = {}
+    for name, place in places.items():
+        try:
+            found[name] = place.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+    return found

@@ -1,0 +1,81 @@
+"""``agentci replay``: a finished run's events shown again, whatever the log holds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agentci.testing.cli import agentci
+
+STAMP = {"v": 1, "run_id": "r1", "ts": "2026-01-01T00:00:00.000Z"}
+
+
+def _log(path: Path, *events: dict) -> Path:
+    lines = [json.dumps({**STAMP, "seq": i, **e}) for i, e in enumerate(events, 1)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+START = {"type": "run_started", "task": "", "recipe": "r.yaml", "recipe_name": "demo",
+         "tasks": ["t"], "agentci_version": "0.1.0"}  # fmt: skip
+CALL = {"type": "tool_call_request", "task": "t", "call_id": "c1", "name": "read_file",
+        "args": {"file_path": "a.py"}}  # fmt: skip
+FUTURE = {"type": "plan_updated", "task": "t", "steps": ["read", "fix"]}
+TASK_END = {"type": "task_finished", "task": "t", "status": "success", "exit_code": 0,
+            "turns": 1, "changed_files": ["a.py"]}  # fmt: skip
+RUN_END = {"type": "run_finished", "task": "", "status": "success", "exit_code": 0}
+
+
+def test_an_event_type_this_version_does_not_know_is_skipped_by_the_console(tmp_path: Path):
+    log = _log(tmp_path / "events.jsonl", START, CALL, FUTURE, TASK_END, RUN_END)
+    done = agentci("replay", str(log))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "agentci 0.1.0: demo (r.yaml)",
+        '  → read_file {"file_path": "a.py"}',
+        "■ task t: success (exit 0), 1 turns, 1 file changed",
+        "agentci: success (exit 0), 0 tokens",
+    ]
+
+
+def test_the_jsonl_format_keeps_unknown_events_as_they_are(tmp_path: Path):
+    log = _log(tmp_path / "events.jsonl", START, FUTURE, RUN_END)
+    done = agentci("replay", str(log), "--format", "jsonl")
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [line["type"] for line in lines] == ["run_started", "plan_updated", "run_finished"]
+    assert lines[1]["steps"] == ["read", "fix"]
+
+
+def test_the_html_format_shows_unknown_events_in_the_timeline(tmp_path: Path):
+    log = _log(tmp_path / "events.jsonl", START, CALL, FUTURE, TASK_END, RUN_END)
+    done = agentci("replay", str(log), "--format", "html")
+    assert done.returncode == 0, done.stderr
+    assert "plan_updated" in done.stdout
+    assert "&#34;fix&#34;" in done.stdout or "&quot;fix&quot;" in done.stdout
+
+
+def test_a_log_cut_before_run_finished_says_so(tmp_path: Path):
+    log = _log(tmp_path / "events.jsonl", START, CALL)
+    with log.open("a") as fh:
+        fh.write('{"v":1,"seq":3,"type":"tool_call_resp')  # a kill in the middle of a line
+    done = agentci("replay", str(log), "--format", "summary")
+    assert done.returncode == 0, done.stderr
+    assert "status `internal_error`, exit code 70" in done.stdout
+    assert "ends before run_finished" in done.stdout
+
+
+def test_a_missing_log_is_a_user_error(tmp_path: Path):
+    done = agentci("replay", str(tmp_path / "nope.jsonl"))
+    assert done.returncode == 2
+    assert "nope.jsonl: cannot read the events" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_file_that_holds_no_events_is_a_user_error(tmp_path: Path):
+    path = tmp_path / "notes.txt"
+    path.write_text("hello\n")
+    done = agentci("replay", str(path))
+    assert (done.returncode, done.stderr.strip()) == (
+        2,
+        f"Error: {path}: no events (is it an agentci events.jsonl?)",
+    )
