@@ -9,6 +9,7 @@ import os
 import click
 
 from agentci import __version__
+from agentci.cli.init import init_command
 from agentci.cli.replay import replay_command
 from agentci.cli.run import run_command
 from agentci.cli.schema import schema_command
@@ -30,6 +31,7 @@ cli.add_command(run_command)
 cli.add_command(validate_command)
 cli.add_command(schema_command)
 cli.add_command(replay_command)
+cli.add_command(init_command)
 
 
 def _reserve_std_fds() -> None:

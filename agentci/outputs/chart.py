@@ -4,7 +4,7 @@ One stacked bar per turn (input tokens below, output and thinking tokens above, 
 scale) and a line of the turn's cost (on the right scale, when a price is known). Everything is
 computed here; the template only draws rectangles, a polyline and labels. The chart has a fixed
 ``viewBox`` and scales with the page; with many turns the bars get thinner, never more numerous
-than :data:`MAX_BARS` (the turns beyond are summed into the last bars' neighbours by grouping).
+than :data:`MAX_BARS` (beyond that, consecutive turns share a bar).
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def build_chart(rows: Sequence[tuple[int, int, int, float | None]]) -> Chart | N
     known = [g[3] for g in groups if g[3] is not None]
     chart.max_cost = max(known) if known else None
     slot = plot_w / len(groups)
-    width = max(slot * 0.7, 1.0)
+    width = min(max(slot * 0.7, 1.0), 48.0)
     points = []
     for i, (label, inp, out, cost) in enumerate(groups):
         x = chart.left + i * slot + (slot - width) / 2

@@ -48,7 +48,7 @@ def test_single_task_outputs_redacted(tmp_path: Path, monkeypatch: pytest.Monkey
     write_outputs(out, run(t), {"main": patch}, redactor)
 
     names = sorted(p.name for p in out.iterdir())
-    assert names == ["junit.xml", "patch.diff", "result.json", "summary.md"]
+    assert names == ["junit.xml", "patch.diff", "report.html", "result.json", "summary.md"]
     text = all_text(out) + (tmp_path / "step.md").read_text()
     assert CANARY not in text and "ghp_AAAA" not in text
     assert "***" in (out / "patch.diff").read_text()
@@ -110,7 +110,7 @@ def test_out_dir_unwritable_does_not_raise_and_names_what_failed(tmp_path: Path)
     blocker.write_text("x")
     failed = write_outputs(blocker / "out", run(task()), {}, Redactor())  # no mkdir under a file
     assert [f.split(":")[0].rsplit("/", 1)[-1] for f in failed] == [
-        "patch.diff", "junit.xml", "result.json", "summary.md",
+        "patch.diff", "junit.xml", "result.json", "summary.md", "report.html",
     ]  # fmt: skip
 
 

@@ -79,3 +79,16 @@ def test_a_file_that_holds_no_events_is_a_user_error(tmp_path: Path):
         2,
         f"Error: {path}: no events (is it an agentci events.jsonl?)",
     )
+
+
+def test_version_imports_neither_jinja2_nor_the_report():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from agentci.cli import cli\n"
+        "try:\n    cli(['--version'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('jinja2', 'agentci.outputs.html_report') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.splitlines()[-1] == "[]"
