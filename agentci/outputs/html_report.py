@@ -16,6 +16,7 @@ saying so.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,19 +88,22 @@ _META = ("+++", "---", "index ", "new file", "deleted file", "old mode", "new mo
          "similarity", "rename ", "Binary files", "GIT binary patch")  # fmt: skip
 
 
-def diff_view(patch: str) -> DiffView:
+def diff_view(patch: str, redact: Callable[[str], str]) -> DiffView:
     """The first :data:`MAX_DIFF_LINES` lines of ``patch``, each with its CSS class, and the
-    number of lines left out (counted, not split: a huge patch costs one pass)."""
+    number of lines left out (counted, not split: a huge patch costs one pass). ``redact`` is
+    applied to the lines shown as one text, so a secret spanning lines (a PEM key) is masked
+    whole — every line of it, context and removed lines too: this page is not for ``git apply``."""
     view = DiffView()
     pos = 0
-    while pos < len(patch) and len(view.lines) < MAX_DIFF_LINES:
+    for _ in range(MAX_DIFF_LINES):
+        if pos >= len(patch):
+            break
         end = patch.find("\n", pos)
-        end = len(patch) if end < 0 else end
-        line = patch[pos:end].rstrip("\r")
-        view.lines.append((_diff_class(line), cut(line, MAX_DIFF_LINE)))
-        pos = end + 1
+        pos = len(patch) if end < 0 else end + 1
     if pos < len(patch):
         view.omitted_lines = patch.count("\n", pos) + (0 if patch.endswith("\n") else 1)
+    for line in redact(patch[:pos]).splitlines():
+        view.lines.append((_diff_class(line), cut(line, MAX_DIFF_LINE)))
     return view
 
 
@@ -116,7 +120,9 @@ def _test_groups(task: TaskReport) -> list[tuple[str, str, list[str]]]:
     return groups
 
 
-def _task_view(task: TaskReport, events: list[AnyEvent], patch: str | None) -> TaskView:
+def _task_view(
+    task: TaskReport, events: list[AnyEvent], patch: str | None, redactor: Redactor
+) -> TaskView:
     status = _status(task.status)
     guards = task.extra.get("guards") if isinstance(task.extra, dict) else None
     return TaskView(
@@ -127,7 +133,7 @@ def _task_view(task: TaskReport, events: list[AnyEvent], patch: str | None) -> T
         chart=build_chart(turn_usage(events)),
         test_groups=_test_groups(task),
         guards=[g for g in guards or [] if isinstance(g, dict)],
-        diff=diff_view(patch) if patch is not None else None,
+        diff=diff_view(patch, redactor.redact) if patch is not None else None,
         files=sorted(task.changed_files),
     )
 
@@ -174,6 +180,7 @@ def render_report_html(
             t,
             by_task.get(t.name, []),
             patches.get(t.name, patches.get("") if one else None) if patch is not None else None,
+            redactor,
         )
         for t in run.tasks
     ]

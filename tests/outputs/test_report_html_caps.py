@@ -82,3 +82,15 @@ def test_a_log_larger_than_the_page_reads_is_cut_with_a_note(tmp_path: Path):
     text = _text(html_report.render_report_html(run, log, patch=None, redactor=Redactor()))
     assert "events.jsonl is larger than this page reads: its later events are not shown" in text
     assert "f1.py" in text and "f300.py" not in text
+
+
+def test_a_private_key_spanning_diff_lines_is_masked_whole(tmp_path: Path):
+    run = _huge_run(tmp_path, turns=1)
+    body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"
+    patch = (
+        "diff --git a/k.pem b/k.pem\n--- /dev/null\n+++ b/k.pem\n@@ -0,0 +1,4 @@\n"
+        f"+-----BEGIN PRIVATE KEY-----\n+{body}\n+{body[::-1]}\n+-----END PRIVATE KEY-----\n"
+    )
+    html = render_run_html(tmp_path, run, {"t": patch}, Redactor())
+    assert body not in html and body[::-1] not in html
+    assert "+++ b/k.pem" in _text(html)
