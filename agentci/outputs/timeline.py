@@ -102,8 +102,10 @@ def _item(e: ev.Event) -> Item | None:  # noqa: C901 - one branch per event type
             text = f"{e.from_model} → {e.to_model}: {e.reason}"
             return Item("fallback", "model fallback", text=cut(text), tone="warn")
         case ev.ChatCompressed():
-            text = f"history compressed: {e.tokens_before:,} → {e.tokens_after:,} tokens"
-            return Item("compressed", "chat compressed", text=text)
+            text = f"history: {e.tokens_before:,} → {e.tokens_after:,} tokens (estimated)"
+            status = e.status.replace("_", " ")
+            tone = "warn" if e.status.startswith("failed") else ""
+            return Item("compressed", f"chat compressed: {status}", text=text, tone=tone)
         case ev.ContextWindowWillOverflow():
             text = f"about {e.estimated_tokens:,} tokens for a window of {e.limit:,}"
             return Item("overflow", "context window will overflow", text=text, tone="warn")

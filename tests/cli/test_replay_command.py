@@ -92,3 +92,15 @@ def test_version_imports_neither_jinja2_nor_the_report():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.splitlines()[-1] == "[]"
+
+
+def test_the_html_timeline_shows_compression_and_loop_warnings(tmp_path: Path):
+    compressed = {"type": "chat_compressed", "task": "t", "tokens_before": 120000,
+                  "tokens_after": 30000, "status": "compressed"}  # fmt: skip
+    loop = {"type": "loop_detected", "task": "t", "kind": "repeated_tool_call",
+            "detail": "read_file a.py 5 times", "recovering": True}  # fmt: skip
+    log = _log(tmp_path / "events.jsonl", START, CALL, compressed, loop, TASK_END, RUN_END)
+    done = agentci("replay", str(log), "--format", "html")
+    assert "chat compressed: compressed" in done.stdout
+    assert "120,000 → 30,000 tokens" in done.stdout
+    assert "loop detected (repeated_tool_call): nudged to recover" in done.stdout
