@@ -158,9 +158,11 @@ class ContextWindowWillOverflow(_Event):
 
 
 class LoopDetectedEvent(_Event):
-    """The model repeats itself: the same tool call (name and arguments) five times in a row.
-    ``recovering`` is true the first time (the model is nudged once); the next time the task
-    stops with ``loop_detected``."""
+    """The model is stuck. ``kind`` names the detector: ``tool_call`` (a cycle of 1-5 tool
+    calls repeated five times), ``content`` (the streamed answer repeats the same text),
+    ``model_judged`` (the model-judged check), ``no_progress`` (two verify attempts failed the
+    same way: the task ends ``verify_failed``). ``recovering`` is true the first time (the
+    model is nudged once); the next time the task stops with ``loop_detected``."""
 
     type: Literal["loop_detected"] = "loop_detected"
     kind: str

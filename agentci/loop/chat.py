@@ -30,7 +30,7 @@ a server-suggested delay is honoured up to ``retry.max_delay_seconds``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -137,12 +137,17 @@ class Chat:
     # ---------------------------------------------------------------- the call
 
     async def stream(
-        self, request: ModelRequest, meter: CallMeter | None = None
+        self,
+        request: ModelRequest,
+        meter: CallMeter | None = None,
+        stop: Callable[[], bool] | None = None,
     ) -> AsyncIterator[ModelChunk | Event]:
         """Stream one model call for ``request`` with the current model (see module doc).
 
         ``meter`` sees every request sent: ``before_call`` may clamp or refuse it (raising),
-        ``after_call`` counts it, with what the API reported, and gives its ``usage`` event."""
+        ``after_call`` counts it, with what the API reported, and gives its ``usage`` event.
+        ``stop`` is asked after each chunk: when true, the stream is closed there and the
+        call ends as it is (no finish reason, function calls held back are dropped)."""
         attempts = self.config.retry.attempts
         attempt = 0
         corrective = 0
@@ -154,9 +159,13 @@ class Chat:
                 sent = meter.before_call(sent)
             seen = _Reported()
             failure: Exception | None = None
+            attempt_stream = self._attempt(sent, seen)
             try:
-                async for item in self._attempt(sent, seen):
+                async for item in attempt_stream:
                     yield item
+                    if stop is not None and stop():
+                        await attempt_stream.aclose()
+                        break
             except (
                 QuotaExhausted,
                 TransientProviderError,
@@ -216,7 +225,9 @@ class Chat:
                 )
                 req = with_nudge(request, failure.nudge)
 
-    async def _attempt(self, request: ModelRequest, seen: _Reported) -> AsyncIterator[ModelChunk]:
+    async def _attempt(
+        self, request: ModelRequest, seen: _Reported
+    ) -> AsyncGenerator[ModelChunk, None]:
         """One try: stream text through, hold calls back, judge the end. The last usage the
         API reported is kept in ``seen`` (a cut stream may have reported some)."""
         held: list[ToolCallPart] = []

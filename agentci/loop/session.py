@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from agentci.context.loop_detection import RECOVERY_NUDGE, LoopDetector
+from agentci.context.loop_detection import LoopDetector, LoopHit
 from agentci.context.window import ContextKeeper
 from agentci.errors import BudgetExhausted, LoopDetected
 from agentci.events import types as ev
 from agentci.loop.budget import BudgetTracker
 from agentci.loop.chat import Chat
+from agentci.loop.continuation import Continuation, was_cut
 from agentci.loop.meter import Meter, PriceFn
 from agentci.loop.state import Denial, State
 from agentci.loop.turn import Turn
@@ -51,8 +52,8 @@ class Session:
         self.price = price
         self.state = state or State()
         self.loops = loops or LoopDetector()
-        self.loop_warned = False
         self.meter = Meter(self.state, budget, price)
+        self.continuation = Continuation(model.max_continuations)
         outputs = scheduler.ctx.outputs
         self.context = ContextKeeper(context or Context(), model.context_window, outputs)
 
@@ -71,6 +72,7 @@ class Session:
         """Send ``prompt`` and loop until the model answers without calling a tool."""
         state = self.state
         state.messages.append(Message(role="user", parts=[TextPart(prompt)]))
+        self.loops.new_prompt()
         while True:
             self.budget.before_turn(state)
             async for event in self.context.before_request(self):  # mask, compress, guard
@@ -79,7 +81,7 @@ class Session:
             self.meter.before_call(request)  # a turn that cannot make its first call never starts
             state.turns += 1
             yield ev.TurnStarted(turn=state.turns)
-            turn = Turn(self.chat, request, state.turns, self.meter)
+            turn = Turn(self.chat, request, state.turns, self.meter, watch=self.loops)
             async for event in turn.run():
                 yield event
             calls = turn.tool_calls
@@ -89,9 +91,20 @@ class Session:
             self.budget.after_turn(state)
             if turn.parts:
                 state.messages.append(turn.message)
+            if isinstance(turn.stopped, LoopHit):  # the answer was cut off: it chanted
+                async for event in self._recover(turn.stopped, []):
+                    yield event
+                continue
             if not calls:
-                state.final_text = turn.message.text.strip()
+                text = turn.message.text
+                if was_cut(turn.finish_reason):  # unfinished: ask for the rest
+                    state.final_text = (self.continuation.text + text).strip()
+                    nudge = self.continuation.cut(text)
+                    state.messages.append(Message(role="user", parts=[TextPart(nudge)]))
+                    continue
+                state.final_text = self.continuation.finish(text).strip()
                 return
+            self.continuation.drop()
             allowed = self.budget.tool_calls_allowed(state, len(calls))
             batch = self.scheduler.batch(calls[:allowed])
             async for event in batch:
@@ -104,16 +117,20 @@ class Session:
                 ToolResultPart(c.id, c.name, "", error="not started: the tool-call budget is spent")
                 for c in calls[allowed:]
             ]
-            if repeated := self.loops.observe(calls):
-                yield ev.LoopDetectedEvent(
-                    kind="tool_call", detail=repeated, recovering=not self.loop_warned
-                )
-                if self.loop_warned:
-                    raise LoopDetected(f"loop detected: {repeated}")
-                self.loop_warned = True
-                results.append(TextPart(RECOVERY_NUDGE.format(detail=repeated)))
-            state.messages.append(Message(role="user", parts=results))
+            if hit := self.loops.observe(calls):
+                async for event in self._recover(hit, results):
+                    yield event
+            else:
+                state.messages.append(Message(role="user", parts=results))
             if allowed < len(calls):
                 cap = self.budget.budget.max_tool_calls or 0
                 raise BudgetExhausted("max_tool_calls", state.tool_calls + 1, cap)
             self.budget.check_wall()
+
+    async def _recover(self, hit: LoopHit, results: list[Part]) -> AsyncIterator[ev.Event]:
+        """Report ``hit``; nudge the model once (with ``results``), or stop the task."""
+        event, nudge = self.loops.recover(hit)
+        yield event
+        if nudge is None:
+            raise LoopDetected(f"loop detected ({hit.kind}): {hit.detail}")
+        self.state.messages.append(Message(role="user", parts=[*results, TextPart(nudge)]))

@@ -302,6 +302,7 @@ class TaskRun:
 
     async def _work_on(self, workspace: Path) -> None:
         """Setup, the snapshot the patch is taken against, then the agent loop."""
+        from agentci.context.loop_detection import LoopDetector
         from agentci.context.truncation import SavedOutputs
         from agentci.hooks.runner import HookRunner
         from agentci.policy.env import child_env
@@ -344,8 +345,9 @@ class TaskRun:
             net = plan.verify.network
             verify_box = sandbox.but(network=recipe.policy.network if net is None else net)
         self.check = ChangeCheck(
-            plan, workspace=workspace, env=env, emit=self.emit, sandbox=verify_box
-        )
+            plan, workspace=workspace, env=env, emit=self.emit, sandbox=verify_box,
+            no_progress=recipe.loop_detection.no_progress,
+        )  # fmt: skip
         tools = default_tools()
         ctx = ToolContext(
             workspace=workspace,
@@ -366,6 +368,7 @@ class TaskRun:
             price=self._price_fn(),
             state=self.state,
             context=recipe.context,
+            loops=LoopDetector(recipe.loop_detection),
         )
         await self._run_checked(session, workspace)
 

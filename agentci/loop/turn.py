@@ -8,6 +8,7 @@ a retry. What each call used is not discarded: the chat's meter counts every cal
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any, Protocol
 
 from agentci.events import types as ev
 from agentci.loop.chat import CallMeter, Chat
@@ -21,16 +22,32 @@ from agentci.providers.base import (
 )
 
 
+class TextWatch(Protocol):
+    """Reads the answer's text as it streams (loop detection); a hit stops the answer."""
+
+    def feed_text(self, text: str) -> Any | None: ...
+
+    def discard_text(self) -> None: ...
+
+
 class Turn:
-    """Runs one turn; afterwards ``message`` and ``finish_reason`` are set."""
+    """Runs one turn; afterwards ``message`` and ``finish_reason`` are set, and ``stopped``
+    when the ``watch`` cut the answer off (what it returned)."""
 
     def __init__(
-        self, chat: Chat, request: ModelRequest, number: int, meter: CallMeter | None = None
+        self,
+        chat: Chat,
+        request: ModelRequest,
+        number: int,
+        meter: CallMeter | None = None,
+        watch: TextWatch | None = None,
     ) -> None:
         self.chat = chat
         self.request = request
         self.number = number
         self.meter = meter
+        self.watch = watch
+        self.stopped: Any | None = None
         self.parts: list[Part] = []
         self.finish_reason: str | None = None
         self.model_version: str | None = None
@@ -48,6 +65,9 @@ class Turn:
         self.parts = []
         self.finish_reason = None
         self._pending = []
+        self.stopped = None
+        if self.watch is not None:
+            self.watch.discard_text()
 
     async def run(self) -> AsyncIterator[ev.Event]:
         """Stream the call. Text and tool-call events are released when the call has ended
@@ -55,7 +75,8 @@ class Turn:
         ``usage`` event follows them (a retried call's comes before its ``retry``)."""
         usage: ev.Event | None = None
         try:
-            async for item in self.chat.stream(self.request, self.meter):
+            stop = (lambda: self.stopped is not None) if self.watch is not None else None
+            async for item in self.chat.stream(self.request, self.meter, stop=stop):
                 if isinstance(item, ModelChunk):
                     self._take(item)
                     continue
@@ -89,6 +110,8 @@ class Turn:
             if isinstance(part, TextPart):
                 if part.text:
                     self._pend_text(part)
+                    if self.watch is not None and not part.thought and self.stopped is None:
+                        self.stopped = self.watch.feed_text(part.text)
                 self._append_text(part)
             elif isinstance(part, ToolCallPart):
                 self.parts.append(part)

@@ -19,6 +19,8 @@ from pydantic import (
     model_validator,
 )
 
+from agentci.recipe.loops import LoopDetection
+
 MAX_SECONDS = 10_000_000  # ~115 days: any longer wait is a typo, and stays finite arithmetic
 MAX_USD = 1_000_000
 
@@ -87,6 +89,13 @@ class ModelConfig(_Strict):
         "built-in table); applies to the fallback models too.",
     )
     retry: RetryConfig = Field(default_factory=RetryConfig)
+    max_continuations: int = Field(
+        default=3,
+        ge=0,
+        le=100,
+        description="An answer cut by the output limit (MAX_TOKENS) is continued at most this "
+        "many times; still cut: budget_exhausted (max_output_tokens).",
+    )
 
     @field_validator("base_url")
     @classmethod
@@ -348,6 +357,7 @@ class Recipe(_Strict):
     hooks: Hooks = Field(default_factory=Hooks)
     context: Context = Field(default_factory=Context)
     outputs: Outputs = Field(default_factory=Outputs)
+    loop_detection: LoopDetection = Field(default_factory=LoopDetection)
     allow_no_changes: bool = False
     tasks: list[Task] | None = None
     _source: Any = PrivateAttr(default=None)  # recipe.load.RecipeSource: file and key lines

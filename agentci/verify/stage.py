@@ -47,6 +47,7 @@ from agentci.verify.guards import (
     configured,
     revert_refused,
 )
+from agentci.verify.progress import ProgressWatch
 from agentci.verify.run import VerifyRun, run_verify
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ class ChangeCheck:
         env: Mapping[str, str],
         emit: Emit,
         sandbox: Sandbox | None = None,
+        no_progress: bool = True,
     ) -> None:
         self.verify = plan.verify
         self.guards = plan.guards
@@ -94,6 +96,8 @@ class ChangeCheck:
         self.failure: str | None = None
         self.skipped = False
         self.results: list[ev.VerifyResult] = []
+        self.progress = ProgressWatch(no_progress)  # the same failures twice: stop early
+        self.stalled: str | None = None
         self._tmp = make_temp_dir("verify")
 
     # -- before the agent -------------------------------------------------------------------
@@ -197,12 +201,17 @@ class ChangeCheck:
             changes.flaky = sorted(set(flaky))
             self._record(run, "attempt", self.attempt, changes, rerun=n + 1)
         self.last_run, self.changes = run, changes
+        self.stalled = self.progress.observe(run)
 
     def _decide(self, last: bool) -> str | None:
         run, changes = self.last_run, self.changes
         verify_ok = run is None or (run.passed and not (changes and changes.regressed))
         size_broken = [g for g in self.guard_results if not g.passed and g.name not in PATH_GUARDS]
         if self.failure is None and verify_ok and not size_broken:
+            return None
+        if not last and self.stalled:  # no progress: the attempts left would change nothing
+            self.emit(ev.LoopDetectedEvent(kind="no_progress", detail=self.stalled))
+            self.failure = f"{self.stalled}; {self.attempts - self.attempt} attempt(s) not used"
             return None
         if not last:
             parts = []

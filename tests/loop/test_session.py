@@ -27,9 +27,10 @@ def make_session(
     *,
     policy: Policy | None = None,
     budget: Budget | None = None,
+    model: ModelConfig | None = None,
 ) -> Session:
     tools = default_tools()
-    model = ModelConfig(name="scripted")
+    model = model or ModelConfig(name="scripted")
     return Session(
         chat=Chat(provider, model),
         scheduler=Scheduler(
@@ -162,7 +163,6 @@ def test_a_follow_up_prompt_continues_the_same_conversation(repo_factory):
 
 
 def test_a_repeated_call_gets_one_recovery_nudge_then_stops_the_loop(repo_factory):
-    from agentci.context.loop_detection import LoopDetector
     from agentci.errors import LoopDetected
 
     repo = repo_factory({"a.txt": "x\n"})
@@ -170,7 +170,6 @@ def test_a_repeated_call_gets_one_recovery_nudge_then_stops_the_loop(repo_factor
         lambda request, i: Reply(calls=[call("read_file", file_path="a.txt")])
     )
     session = make_session(repo, provider)
-    session.loops = LoopDetector(threshold=3)
     events: list[ev.Event] = []
 
     async def collect() -> None:
@@ -181,6 +180,6 @@ def test_a_repeated_call_gets_one_recovery_nudge_then_stops_the_loop(repo_factor
         asyncio.run(collect())
     loops = [e for e in events if isinstance(e, ev.LoopDetectedEvent)]
     assert [e.recovering for e in loops] == [True, False]
-    assert len(provider.requests) == 6
-    nudge = provider.requests[3].messages[-1].parts[-1]
+    assert len(provider.requests) == 10
+    nudge = provider.requests[5].messages[-1].parts[-1]
     assert isinstance(nudge, TextPart) and "repeating the same step" in nudge.text
