@@ -176,12 +176,17 @@ class BudgetTracker:
             raise BudgetExhausted("max_turns", state.turns, b.max_turns)
         self.check_wall()
 
-    def before_call(self, state: State, request: ModelRequest) -> ModelRequest:
+    def before_call(
+        self, state: State, request: ModelRequest, *, prompt_tokens: int | None = None
+    ) -> ModelRequest:
         """Raise if the next model call (an attempt, retries included) may not start; else
         return ``request`` with its output limit, and its thinking budget, lowered so that
-        the call's worst case fits every token and cost budget (see the module docstring)."""
+        the call's worst case fits every token and cost budget (see the module docstring).
+        ``prompt_tokens``: the size of a call made beside the conversation (its own estimate)."""
         self.check_wall()
-        prompt = self.estimate_prompt_tokens(state, request)
+        if prompt_tokens is None:
+            prompt_tokens = self.estimate_prompt_tokens(state, request)
+        prompt = prompt_tokens
         configured = request.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS
         allowed = configured
         for limit, used, cap in self._token_caps(state):
@@ -221,6 +226,11 @@ class BudgetTracker:
             last, ours = request.messages[-1], state.messages[sent - 1]
             if last is ours or last == ours:  # not a side request (a summary, a nudged retry)
                 self.prompt.reported(call.prompt_tokens, sent)
+
+    def record_side_call(self, state: State, call: Usage) -> None:
+        """Count one call made beside the conversation (e.g. the loop judge): it adds to the
+        task's usage, but its prompt is not the conversation's (the next estimate ignores it)."""
+        state.usage += call
 
     def after_turn(self, state: State) -> None:
         """Raise if a budget is now exceeded (see the module docstring for why it can be)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agentci.events import types as ev
-from agentci.loop.budget import BudgetTracker
+from agentci.loop.budget import CHARS_PER_TOKEN, BudgetTracker
 from agentci.loop.state import State
 from agentci.providers.base import ModelRequest
 from agentci.usage import Usage
@@ -38,7 +38,7 @@ class Meter:
         said anything) and describe it as a ``usage`` event."""
         used = reported or Usage()
         cost = self.price(request.model, used)
-        self.budget.record_call(self.state, request, used.as_call(cost))
+        self._record(request, used.as_call(cost))
         return ev.Usage(
             model=request.model,
             prompt_tokens=used.prompt_tokens,
@@ -48,3 +48,21 @@ class Meter:
             cost_usd=cost,
             totals=self.state.usage.model_copy(),
         )
+
+    def _record(self, request: ModelRequest, call: Usage) -> None:
+        self.budget.record_call(self.state, request, call)
+
+
+class SideMeter(Meter):
+    """The meter of calls made beside the conversation (the loop judge): each is checked
+    against every budget with its own prompt size and counted in the task's usage, but its
+    prompt is never taken for the conversation's (the next turn's estimate is unchanged)."""
+
+    def before_call(self, request: ModelRequest) -> ModelRequest:
+        chars = len(request.system) + sum(len(repr(m.parts)) for m in request.messages)
+        return self.budget.before_call(
+            self.state, request, prompt_tokens=chars // CHARS_PER_TOKEN + 1
+        )
+
+    def _record(self, request: ModelRequest, call: Usage) -> None:
+        self.budget.record_side_call(self.state, call)

@@ -3,8 +3,8 @@
 * Command-line budget overrides (``--max-turns``, ``--max-cost``, ``--timeout``) apply to every
   task, including tasks that have a ``budget:`` of their own.
 * A cost budget (``max_cost_usd`` of a task or ``budget.total``) needs a price for every model
-  that may answer (the model and each fallback, each priced on its own: ``model.pricing`` is
-  the price of ``model.name`` only): agentci refuses to start rather than run with a cap it
+  that may answer (the model, each fallback and the loop judge, each priced on its own:
+  ``model.pricing`` is the price of ``model.name`` only): agentci refuses to start rather than run with a cap it
   cannot enforce.
 * Each model can be built: its name is one agentci can serve (a Gemini model, ``replay:FILE``
   or ``scripted:FILE``), a ``scripted:`` or ``replay:`` file exists and parses, and (for
@@ -47,11 +47,15 @@ def check_cost_budget_prices(recipe: Recipe, plans: list[TaskPlan]) -> None:
     for plan in plans:
         if plan.budget.max_cost_usd is None and not total_cost:
             continue
-        for name in [plan.model.name, *plan.model.fallback_names()]:
+        judge = recipe.loop_detection.model_check
+        judges = [judge.model] if judge.enabled and judge.model else []
+        for name in [plan.model.name, *plan.model.fallback_names(), *judges]:
             if not has_price(name, plan.model.pricing_for(name)):
                 where = (
                     "model.pricing: {input_per_mtok: ..., output_per_mtok: ...}"
                     if name == plan.model.name
+                    else "a model with a known price as loop_detection.model_check.model"
+                    if name in judges
                     else f"the fallback as {{name: {name}, pricing: {{input_per_mtok: ..., "
                     "output_per_mtok: ...}}"
                 )

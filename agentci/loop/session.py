@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from agentci.context.loop_detection import LoopDetector, LoopHit
+from agentci.context.loop_judge import LoopJudge
 from agentci.context.window import ContextKeeper
 from agentci.errors import BudgetExhausted, LoopDetected
 from agentci.events import types as ev
 from agentci.loop.budget import BudgetTracker
 from agentci.loop.chat import Chat
 from agentci.loop.continuation import Continuation, was_cut
-from agentci.loop.meter import Meter, PriceFn
+from agentci.loop.meter import Meter, PriceFn, SideMeter
 from agentci.loop.state import Denial, State
 from agentci.loop.turn import Turn
 from agentci.providers.base import Message, ModelRequest, Part, TextPart, ToolResultPart, ToolSpec
@@ -54,6 +55,11 @@ class Session:
         self.loops = loops or LoopDetector()
         self.meter = Meter(self.state, budget, price)
         self.continuation = Continuation(model.max_continuations)
+        check = self.loops.config.model_check
+        self.judge = (
+            LoopJudge(check, chat, SideMeter(self.state, budget, price)) if check.enabled else None
+        )
+        self.task_prompt = ""  # the first prompt, for the judge
         outputs = scheduler.ctx.outputs
         self.context = ContextKeeper(context or Context(), model.context_window, outputs)
 
@@ -72,9 +78,13 @@ class Session:
         """Send ``prompt`` and loop until the model answers without calling a tool."""
         state = self.state
         state.messages.append(Message(role="user", parts=[TextPart(prompt)]))
+        self.task_prompt = self.task_prompt or prompt
         self.loops.new_prompt()
         while True:
             self.budget.before_turn(state)
+            if self.judge is not None and self.judge.due(state.turns):
+                async for event in self._judge():
+                    yield event
             async for event in self.context.before_request(self):  # mask, compress, guard
                 yield event
             request = self._request()
@@ -127,10 +137,30 @@ class Session:
                 raise BudgetExhausted("max_tool_calls", state.tool_calls + 1, cap)
             self.budget.check_wall()
 
-    async def _recover(self, hit: LoopHit, results: list[Part]) -> AsyncIterator[ev.Event]:
-        """Report ``hit``; nudge the model once (with ``results``), or stop the task."""
+    async def _judge(self) -> AsyncIterator[ev.Event]:
+        """The model-judged check (its call's events), and the recovery if it says stuck."""
+        assert self.judge is not None
+        hit = None
+        state = self.state
+        async for item in self.judge.check(state.turns, self.task_prompt, state.messages):
+            if isinstance(item, LoopHit):
+                hit = item
+            else:
+                yield item
+        if hit is not None:
+            async for event in self._recover(hit, None):
+                yield event
+
+    async def _recover(self, hit: LoopHit, results: list[Part] | None) -> AsyncIterator[ev.Event]:
+        """Report ``hit``; nudge the model once (with ``results``; None: added to the last
+        user message, not sent yet), or stop the task."""
         event, nudge = self.loops.recover(hit)
         yield event
         if nudge is None:
             raise LoopDetected(f"loop detected ({hit.kind}): {hit.detail}")
-        self.state.messages.append(Message(role="user", parts=[*results, TextPart(nudge)]))
+        messages = self.state.messages
+        if results is None and messages and messages[-1].role == "user":
+            last = messages[-1]  # a new object: a message already serialised is never changed
+            messages[-1] = Message(role="user", parts=[*last.parts, TextPart(nudge)])
+        else:
+            messages.append(Message(role="user", parts=[*(results or []), TextPart(nudge)]))
