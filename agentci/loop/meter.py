@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from agentci.context.tokens import estimate_fixed, estimate_messages
 from agentci.events import types as ev
-from agentci.loop.budget import CHARS_PER_TOKEN, BudgetTracker
+from agentci.loop.budget import BudgetTracker
 from agentci.loop.state import State
 from agentci.providers.base import ModelRequest
 from agentci.usage import Usage
@@ -59,10 +60,8 @@ class SideMeter(Meter):
     prompt is never taken for the conversation's (the next turn's estimate is unchanged)."""
 
     def before_call(self, request: ModelRequest) -> ModelRequest:
-        chars = len(request.system) + sum(len(repr(m.parts)) for m in request.messages)
-        return self.budget.before_call(
-            self.state, request, prompt_tokens=chars // CHARS_PER_TOKEN + 1
-        )
+        size = estimate_fixed(request.system, request.tools) + estimate_messages(request.messages)
+        return self.budget.before_call(self.state, request, prompt_tokens=size)
 
     def _record(self, request: ModelRequest, call: Usage) -> None:
         self.budget.record_side_call(self.state, call)
