@@ -18,7 +18,6 @@ note keeps the task's first prompt.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from agentci.context.tokens import estimate_message
@@ -84,11 +83,12 @@ def split_point(messages: list[Message], keep: float) -> int:
     return last
 
 
-def snapshot_request(base: ModelRequest, older: list[Message]) -> ModelRequest:
-    """The summary call: the older messages, the snapshot instructions, no tools."""
+def snapshot_request(model: str, older: list[Message]) -> ModelRequest:
+    """The summary call to ``model``: the older messages, the snapshot instructions, no tools
+    (the chat fills in the recipe's temperature, output and thinking limits)."""
     last = older[-1]
     messages = [*older[:-1], Message(last.role, [*last.parts, TextPart(SNAPSHOT_REQUEST)])]
-    return replace(base, system=SNAPSHOT_SYSTEM, messages=messages, tools=[])
+    return ModelRequest(model=model, system=SNAPSHOT_SYSTEM, messages=messages, tools=[])
 
 
 def with_snapshot(snapshot: str, kept: list[Message]) -> list[Message]:
@@ -96,10 +96,9 @@ def with_snapshot(snapshot: str, kept: list[Message]) -> list[Message]:
     return [Message("user", [TextPart(SNAPSHOT_INTRO + snapshot.strip())]), *kept]
 
 
-def drop_oldest(messages: list[Message], split: int) -> list[Message]:
-    """The history without its first ``split`` messages, after a note that keeps the first
-    prompt (the task, or an earlier snapshot)."""
-    first = messages[0].text if messages else ""
+def drop_oldest(messages: list[Message], split: int, first: str) -> list[Message]:
+    """The history without its first ``split`` messages, after a note that keeps ``first``,
+    the text the session began with (the task, or an earlier snapshot)."""
     if len(first) > PROMPT_KEPT_CHARS:
         first = first[:PROMPT_KEPT_CHARS] + "\n[... cut ...]"
     note = (

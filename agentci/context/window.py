@@ -50,6 +50,8 @@ class ContextKeeper:
         self.window_override = window_override
         self.masker = OutputMasker(config.mask_tool_output_after_tokens, outputs)
         self.summary_failed = False  # after a failed snapshot, only drop old turns
+        self._note: Message | None = None  # the note of the last drop, while it leads
+        self._origin = ""  # the text that note keeps
 
     def window(self, model: str) -> int:
         """The context window of ``model`` (the recipe's override first)."""
@@ -65,6 +67,15 @@ class ContextKeeper:
         self.masker.rewritten()
         self.masker.mask(session.state.messages)
         return self._size(session)
+
+    def _drop(self, session: Session, split: int) -> int:
+        """Drop the first ``split`` messages; the note keeps what the session began with (the
+        same text again when the first message is the note of an earlier drop)."""
+        messages = session.state.messages
+        first = self._origin if messages[0] is self._note else messages[0].text
+        new = drop_oldest(messages, split, first)
+        self._note, self._origin = new[0], first
+        return self._rewrite(session, new)
 
     async def before_request(self, session: Session) -> AsyncIterator[ev.Event]:
         """Mask, compress and guard before the next request of ``session`` (module doc)."""
@@ -83,9 +94,8 @@ class ContextKeeper:
         if split < 2 or fixed + estimate_messages(messages[split:]) > window:
             split = 0  # nothing worth summarising, or what is kept alone cannot fit
         if split and not self.summary_failed and fixed + estimate_messages(older) < window:
-            summary = Summary(
-                session.chat, snapshot_request(session._request(), older), session.meter
-            )
+            request = snapshot_request(session.chat.model, older)
+            summary = Summary(session.chat, request, session.meter)
             async for event in summary:
                 yield event
             status = "failed_empty"
@@ -101,7 +111,7 @@ class ContextKeeper:
             yield ev.ChatCompressed(tokens_before=size, tokens_after=after, status=status)
             size = self._size(session)
         elif split:
-            after = self._rewrite(session, drop_oldest(messages, split))
+            after = self._drop(session, split)
             yield ev.ChatCompressed(
                 tokens_before=size, tokens_after=after, status="content_truncated"
             )
@@ -111,7 +121,7 @@ class ContextKeeper:
             if split < 2:
                 break  # nothing left to drop but the note and the newest turn
             before = size
-            size = self._rewrite(session, drop_oldest(session.state.messages, split))
+            size = self._drop(session, split)
             yield ev.ChatCompressed(
                 tokens_before=before, tokens_after=size, status="content_truncated"
             )

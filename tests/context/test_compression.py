@@ -7,11 +7,12 @@ from pathlib import Path
 from context_session import context_session, run, run_until_stop
 
 from agentci.context.compression import SNAPSHOT_INTRO, SNAPSHOT_REQUEST, SNAPSHOT_SYSTEM
-from agentci.errors import ContextWindowFull
+from agentci.errors import BudgetExhausted, ContextWindowFull
 from agentci.events import types as ev
 from agentci.providers.base import Message, ModelRequest, TextPart, ToolCallPart, ToolResultPart
 from agentci.providers.scripted import Reply, ScriptedProvider, call
-from agentci.recipe.schema import Context
+from agentci.recipe.schema import Budget, Context
+from agentci.usage import Usage
 
 # 300 lines of 40 characters: a read of it is about 3,000 tokens
 BIG = "".join(f"{i:04d} " + "abcdefghij" * 3 + "abcd\n" for i in range(300))
@@ -111,6 +112,7 @@ def test_an_inflated_snapshot_keeps_the_history_and_later_only_old_turns_are_dro
         note.startswith("agentci: the ") and "oldest messages of this session were dropped" in note
     )
     assert "Read big.txt again and again." in note
+    assert note.count("dropped") == 1  # a later drop keeps the task, not the earlier note
     assert_pairs_whole(truncated)
 
 
@@ -127,6 +129,32 @@ def test_an_empty_snapshot_is_failed_empty_and_its_tries_are_counted(
     assert "compressed" not in statuses
     assert len(summaries(provider)) == 3  # the first try and two corrective retries, no more
     assert session.state.usage.model_calls == len(provider.requests)
+
+
+def test_the_summary_call_counts_toward_the_token_budget(repo_factory, tmp_path: Path) -> None:
+    repo = repo_factory({"big.txt": BIG})
+    heavy = Usage(prompt_tokens=100_000, output_tokens=1_000)
+
+    class Costly(Agent):
+        def __call__(self, request: ModelRequest, index: int) -> Reply:
+            reply = super().__call__(request, index)
+            if request.system == SNAPSHOT_SYSTEM:
+                reply.usage = heavy
+            return reply
+
+    provider = ScriptedProvider(Costly(turns=12))
+    budget = Budget(max_tokens=100_000)  # the turns alone use far less
+    session = context_session(repo, tmp_path / "out", provider, window=24_000, budget=budget)
+    events, stop = run_until_stop(session, "Read big.txt again and again.")
+
+    assert isinstance(stop, BudgetExhausted) and stop.limit == "max_tokens"
+    (first,) = summaries(provider)
+    assert len(provider.requests) == first + 1  # no call after the summary could be paid for
+    assert stop.used == session.state.usage.total_tokens
+    assert stop.used - heavy.total_tokens < 100_000  # without the summary it would go on
+    assert session.state.usage.model_calls == len(provider.requests)
+    usage = [e for e in events if isinstance(e, ev.Usage)]
+    assert usage[-1].prompt_tokens == 100_000 and usage[-1].totals.total_tokens == stop.used
 
 
 def test_old_tool_outputs_are_masked_beyond_the_budget_and_the_newest_kept_whole(
