@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from context_session import context_session, run, run_until_stop
@@ -10,6 +11,7 @@ from agentci.context.compression import SNAPSHOT_INTRO, SNAPSHOT_REQUEST, SNAPSH
 from agentci.errors import BudgetExhausted, ContextWindowFull
 from agentci.events import types as ev
 from agentci.providers.base import Message, ModelRequest, TextPart, ToolCallPart, ToolResultPart
+from agentci.providers.gemini_wire import message_to_json, request_body
 from agentci.providers.scripted import Reply, ScriptedProvider, call
 from agentci.recipe.schema import Budget, Context
 from agentci.usage import Usage
@@ -89,6 +91,26 @@ def test_compression_replaces_older_turns_by_a_snapshot_and_keeps_calls_with_res
     assert session.state.usage.model_calls == len(provider.requests)
     assert session.state.turns == len(provider.requests) - len(summaries(provider))
     assert session.state.final_text == "finished"
+
+
+def test_a_300_turn_session_stays_under_the_window_in_the_bytes_it_sends(
+    repo_factory, tmp_path: Path
+) -> None:
+    repo = repo_factory({"big.txt": BIG})
+    provider = ScriptedProvider(Agent(turns=300))
+    budget = Budget(max_turns=301)
+    session = context_session(repo, tmp_path / "out", provider, window=24_000, budget=budget)
+    events = run(session, "Read big.txt again and again.")
+
+    sizes = [
+        len(json.dumps(request_body(r, [message_to_json(m) for m in r.messages])))
+        for r in provider.requests
+    ]
+    assert max(sizes) // 4 < 24_000
+    assert max(sizes[-50:]) < 2 * max(sizes[:50])  # bounded: not growing with the session
+    statuses = {e.status for e in events if isinstance(e, ev.ChatCompressed)}
+    assert statuses == {"compressed"}
+    assert session.state.turns == 301 and session.state.final_text == "finished"
 
 
 def test_an_inflated_snapshot_keeps_the_history_and_later_only_old_turns_are_dropped(
