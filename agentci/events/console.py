@@ -99,6 +99,17 @@ class ConsoleSink:
                     line += f" (exit {event.exit_code})"
                 reason = cannot_run(event.exit_code, event.output_tail)
                 return line + (f"\n    {reason}" if reason else "")
+            case ev.ChatCompressed():
+                what = event.status.replace("_", " ")
+                return (
+                    f"  history {what}: about {event.tokens_before:,} → "
+                    f"{event.tokens_after:,} tokens"
+                )
+            case ev.ContextWindowWillOverflow():
+                return (
+                    f"  context window: the next request (about {event.estimated_tokens:,} "
+                    f"tokens) cannot fit {event.limit:,}; not sent"
+                )
             case ev.BudgetExhaustedEvent():
                 return f"  budget exhausted: {event.limit} ({event.used:g} of {event.cap:g})"
             case ev.LoopDetectedEvent():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from context_session import context_session, run, run_until_stop
 from agentci.context.compression import SNAPSHOT_INTRO, SNAPSHOT_REQUEST, SNAPSHOT_SYSTEM
 from agentci.errors import BudgetExhausted, ContextWindowFull
 from agentci.events import types as ev
+from agentci.events.console import ConsoleSink
 from agentci.providers.base import Message, ModelRequest, TextPart, ToolCallPart, ToolResultPart
 from agentci.providers.gemini_wire import message_to_json, request_body
 from agentci.providers.scripted import Reply, ScriptedProvider, call
@@ -75,6 +77,11 @@ def test_compression_replaces_older_turns_by_a_snapshot_and_keeps_calls_with_res
     assert compressed and all(e.status == "compressed" for e in compressed)
     assert all(e.tokens_after < e.tokens_before for e in compressed)
     assert all(e.tokens_before >= 12_000 for e in compressed)  # compress_at 0.5 of 24,000
+    line = ConsoleSink(io.StringIO(), sanitize=str).format(compressed[0])
+    assert line == (
+        f"  history compressed: about {compressed[0].tokens_before:,} → "
+        f"{compressed[0].tokens_after:,} tokens"
+    )
     first = summaries(provider)[0]
     asked = provider.requests[first]
     assert asked.tools == [] and asked.messages[-1].parts[-1] == TextPart(SNAPSHOT_REQUEST)

@@ -104,6 +104,7 @@ def test_a_request_that_cannot_fit_ends_budget_exhausted_and_is_never_sent(
     (budget,) = [e for e in run.events if isinstance(e, ev.BudgetExhaustedEvent)]
     assert (budget.limit, budget.cap) == ("context_window", 2_000)
     assert "budget context_window exhausted" in run.result["tasks"][0]["reason"]
+    assert "context window: the next request (about " in run.stderr
 
 
 def test_a_big_output_is_saved_redacted_in_the_outputs_and_never_in_the_patch(
