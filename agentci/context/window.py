@@ -31,6 +31,7 @@ from agentci.context.masking import OutputMasker
 from agentci.context.tokens import estimate_fixed, estimate_messages
 from agentci.errors import ContextWindowFull
 from agentci.events import types as ev
+from agentci.loop.meter import SideMeter
 from agentci.providers.base import Message
 from agentci.providers.windows import context_window_for
 from agentci.recipe.schema import Context
@@ -95,7 +96,8 @@ class ContextKeeper:
             split = 0  # nothing worth summarising, or what is kept alone cannot fit
         if split and not self.summary_failed and fixed + estimate_messages(older) < window:
             request = snapshot_request(session.chat.model, older)
-            summary = Summary(session.chat, request, session.meter)
+            meter = SideMeter(session.state, session.budget, session.price)  # its own size
+            summary = Summary(session.chat, request, meter)
             async for event in summary:
                 yield event
             status = "failed_empty"
