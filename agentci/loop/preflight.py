@@ -139,7 +139,7 @@ def check_recipe(
 
 
 def _parameter_values(
-    recipe: Recipe, given: dict[str, str], path: Path, problems: list[RecipeError]
+    recipe: Recipe, given: dict[str, str | list[str]], path: Path, problems: list[RecipeError]
 ) -> dict[str, Any]:
     """Typed values; each unknown or missing parameter is a problem (missing ones get a
     placeholder so the templates can still be checked)."""

@@ -6,6 +6,7 @@ as ``verify``); an unknown name is an error, never an empty string.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,19 +34,47 @@ _TRUE = {"true", "yes", "1", "on"}
 _FALSE = {"false", "no", "0", "off"}
 
 
-def parse_assignments(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:
-    """``["a=1", "b=x=y"]`` → ``{"a": "1", "b": "x=y"}``; a pair without ``=`` is an error."""
-    values: dict[str, str] = {}
+class ParamList(list[str]):
+    """A ``list`` parameter's value: a list in templates (``{% for f in files %}``,
+    ``files | length``), shell-quoted and space-separated when printed as a whole, so
+    ``ruff check {{ files }}`` stays one argument per item whatever the names hold."""
+
+    def __str__(self) -> str:
+        return shlex.join(self)
+
+
+def parse_assignments(pairs: list[str] | tuple[str, ...]) -> dict[str, str | list[str]]:
+    """``["a=1", "b=x=y"]`` → ``{"a": "1", "b": "x=y"}``; a pair without ``=`` is an error.
+    A name given more than once collects its values in order (``-p f=a -p f=b`` →
+    ``{"f": ["a", "b"]}``): a list parameter's items; any other type takes the last one."""
+    values: dict[str, str | list[str]] = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or not name.strip():
             raise InvalidInput(f"-p {pair!r}: expected name=value")
-        values[name.strip()] = value
+        name = name.strip()
+        seen = values.get(name)
+        if seen is None:
+            values[name] = value
+        else:
+            values[name] = [*([seen] if isinstance(seen, str) else seen), value]
     return values
 
 
+def _as_list(raw: Any) -> ParamList:
+    if isinstance(raw, list):
+        return ParamList(str(item) for item in raw if str(item) != "")
+    return ParamList([str(raw)] if str(raw) != "" else [])
+
+
 def convert(name: str, spec: Parameter, raw: Any) -> Any:
-    """``raw`` (a command-line string or a YAML default) as the parameter's type."""
+    """``raw`` (a command-line string or a YAML default) as the parameter's type; a list of
+    command-line values (a name given several times) is a ``list``'s items, or else its last
+    value counts. An empty value is an empty ``list``."""
+    if spec.type == "list":
+        return _as_list(raw)
+    if isinstance(raw, list):
+        raw = raw[-1]
     if spec.type == "string":
         return str(raw)
     if spec.type == "number":
@@ -76,7 +105,7 @@ def convert(name: str, spec: Parameter, raw: Any) -> Any:
     return value
 
 
-def resolve_parameters(recipe: Recipe, given: Mapping[str, str]) -> dict[str, Any]:
+def resolve_parameters(recipe: Recipe, given: Mapping[str, str | list[str]]) -> dict[str, Any]:
     """Typed parameter values: command-line values over defaults; unknown or missing → error."""
     unknown = sorted(set(given) - set(recipe.parameters))
     if unknown:

@@ -129,10 +129,11 @@ class TaskModel(ModelConfig):
 
 
 class Parameter(_Strict):
-    """A template parameter, set with ``-p name=value``."""
+    """A template parameter, set with ``-p name=value``; a ``list`` takes one ``-p name=item``
+    per item and renders shell-quoted, space-separated (``{{ files }}`` → ``a.py 'b c.py'``)."""
 
-    type: Literal["string", "number", "boolean", "enum"] = "string"
-    default: str | int | float | bool | None = None
+    type: Literal["string", "number", "boolean", "enum", "list"] = "string"
+    default: str | int | float | bool | list[str] | None = None
     description: str = ""
     choices: list[str] | None = Field(default=None, description="Allowed values of an enum.")
 
@@ -142,6 +143,8 @@ class Parameter(_Strict):
             raise ValueError("an enum parameter needs 'choices'")
         if self.type != "enum" and self.choices is not None:
             raise ValueError("'choices' only goes with type: enum")
+        if isinstance(self.default, list) and self.type != "list":
+            raise ValueError("a list default needs type: list")
         return self
 
 
