@@ -10,6 +10,7 @@ import click
 
 from agentci import __version__
 from agentci.cli.init import init_command
+from agentci.cli.precommit import pre_commit_command
 from agentci.cli.replay import replay_command
 from agentci.cli.run import run_command
 from agentci.cli.schema import schema_command
@@ -32,6 +33,7 @@ cli.add_command(validate_command)
 cli.add_command(schema_command)
 cli.add_command(replay_command)
 cli.add_command(init_command)
+cli.add_command(pre_commit_command)
 
 
 def _reserve_std_fds() -> None:

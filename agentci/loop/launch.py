@@ -47,6 +47,7 @@ class LaunchOptions:
     budget_overrides: dict[str, Any] = field(default_factory=dict)
     verbose: bool = False
     quiet: bool = False
+    only_paths: list[str] | None = None  # pre-commit: the only files the agent may change
 
 
 def _sinks(
@@ -104,6 +105,10 @@ def _launch(opts: LaunchOptions) -> int:
             opts.recipe, opts.params, out_dir=opts.out_dir, overrides=opts.budget_overrides
         )
         recipe, plans = checked.recipe, checked.plans
+        if opts.only_paths is not None:
+            from agentci.precommit.scope import limit_to_files
+
+            limit_to_files(plans, opts.only_paths)
         # last: a refused run leaves the old outputs alone
         out_dir = prepare_out_dir(opts.out_dir or Path(recipe.outputs.dir))
     except (InvalidInput, OSError) as err:  # OSError: an unreadable recipe, an unusable out dir

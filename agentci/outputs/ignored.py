@@ -19,6 +19,18 @@ def remove_paths(pg: PrivateGit, paths: list[str]) -> None:
         pg.run(["update-index", "--force-remove", "-z", "--stdin"], stdin=encode_paths(paths))
 
 
+def _not_excluded(b: Baseline, entries: list[str]) -> list[str]:
+    """``entries`` minus the excluded folders (agentci's own). ``git ls-files --directory``
+    still lists an ignored folder inside an ``:(exclude)`` pathspec, collapsed to its name."""
+    pre = b.prefix + "/" if b.prefix else ""
+    excluded = [pre + ex.strip("/") for ex in b.exclude if ex.strip("/")]
+    return [
+        e
+        for e in entries
+        if not any(e.rstrip("/") == x or e.startswith(x + "/") for x in excluded)
+    ]
+
+
 def _rules_dir(b: Baseline, pg: PrivateGit) -> Path:
     """A folder holding the baseline's ``.gitignore`` files (nothing else), made once."""
     if b.rules_dir is None:
@@ -52,8 +64,8 @@ def freeze_rules(
     added = [c[3] for c in changes if c[2] == "A" and c[1] != GITLINK]
     dropped = sorted(_baseline_ignored(b, pg, added))
     remove_paths(pg, dropped)
-    entries = split_z(pg.out(["ls-files", "-o", "-i", "--exclude-standard", "--directory",
-                              "-z", "--", *specs]))  # fmt: skip
+    entries = _not_excluded(b, split_z(pg.out(["ls-files", "-o", "-i", "--exclude-standard",
+                                                "--directory", "-z", "--", *specs])))  # fmt: skip
     base = _baseline_ignored(b, pg, entries)
     forced: list[str] = []
     for entry in entries:
@@ -76,8 +88,8 @@ def scan_ignored(
     b: Baseline, pg: PrivateGit, specs: list[str], dropped: list[str], forced: set[str]
 ) -> tuple[dict[str, Fingerprint], bool]:
     """Fingerprints of every file the baseline's rules ignore (at most MAX_IGNORED_SCAN)."""
-    entries = split_z(pg.out(["ls-files", "-o", "-i", "--exclude-standard", "--directory",
-                              "-z", "--", *specs]))  # fmt: skip
+    entries = _not_excluded(b, split_z(pg.out(["ls-files", "-o", "-i", "--exclude-standard",
+                                                "--directory", "-z", "--", *specs])))  # fmt: skip
     found: dict[str, Fingerprint] = {}
     for entry in [*entries, *dropped]:
         if entry in forced:

@@ -1,0 +1,136 @@
+"""``agentci pre-commit``: run a recipe on the files being committed, as a fixer hook.
+
+pre-commit calls the hook with the staged files as arguments (``pass_filenames``). Each one
+becomes an item of the recipe's ``list`` parameter (``files`` unless ``--files-param`` names
+another), the agent may change those files only (``guards.allowed_paths``, see
+:mod:`agentci.precommit.scope`), in place, in the repository pre-commit runs in.
+
+Exit codes in this mode (docs/pre-commit.md):
+
+===  ==========================================================================================
+0    nothing to fix: no files, or the recipe's verify already passes on them (no model call)
+1    agentci changed files (re-stage them and commit again, as after a formatter), or it could
+     not fix them (verify still fails, no change)
+2    invalid input: no such recipe, no ``list`` parameter, a missing API key, …
+3+   as ``agentci run``: budget exhausted (3), loop detected (4), blocked (5), provider error
+     (6), internal error (70), cancelled (130/143)
+===  ==========================================================================================
+
+A run never waits for input and never outlives its wall clock: without a
+``budget.max_wall_seconds`` in the recipe, ``--timeout`` (default 300 s) caps it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from agentci.errors import InvalidInput
+
+#: The exit code when the agent changed files: the commit must be made again.
+EXIT_FIXED = 1
+#: The wall clock of a run whose recipe sets none, in seconds.
+DEFAULT_TIMEOUT = 300.0
+#: Recipes that come with agentci, by name (``--recipe fix-lint``).
+BUILTIN = ("fix-lint",)
+
+
+@dataclass
+class HookOptions:
+    """What ``agentci pre-commit`` was asked to do."""
+
+    recipe: str  # a file, or the name of a built-in recipe
+    files: list[str]
+    files_param: str = "files"
+    params: list[str] = field(default_factory=list)
+    out_dir: Path = Path(".agentci/pre-commit-out")
+    timeout: float | None = None
+    max_cost: float | None = None
+    verbose: bool = False
+    quiet: bool = False
+
+
+def recipe_path(name: str) -> Path:
+    """The recipe file ``name`` names: an existing file, else a built-in recipe's name."""
+    path = Path(name)
+    if path.is_file() or name not in BUILTIN:
+        return path
+    return Path(str(resources.files("agentci.precommit") / "recipes" / f"{name}.yaml"))
+
+
+def check_hook_recipe(path: Path, files_param: str) -> dict[str, float]:
+    """Refuse a recipe the hook cannot run; return the budget overrides the hook needs.
+
+    The recipe needs a ``list`` parameter named ``files_param`` and must edit the checkout in
+    place (``workspace.isolation: none``)."""
+    from agentci.recipe.load import load_recipe
+
+    recipe = load_recipe(path)
+    spec = recipe.parameters.get(files_param)
+    if spec is None or spec.type != "list":
+        raise InvalidInput(
+            f"{path}: a pre-commit recipe needs a list parameter for the files, e.g. "
+            f"parameters: {{{files_param}: {{type: list}}}} (or name yours with --files-param)"
+        )
+    if recipe.workspace.isolation != "none":
+        raise InvalidInput(
+            f"{path}: workspace.isolation is {recipe.workspace.isolation!r}; a pre-commit hook "
+            "fixes the files in place, so it needs isolation: none"
+        )
+    if recipe.budget.max_wall_seconds is None:
+        return {"max_wall_seconds": DEFAULT_TIMEOUT}
+    return {}
+
+
+def run_hook(opts: HookOptions) -> int:
+    """Run the recipe on ``opts.files``; the exit code of the module docstring."""
+    from agentci.events.sinks import tell
+    from agentci.precommit.scope import normalise
+
+    files = normalise(opts.files)
+    if not files:
+        return 0
+    path = recipe_path(opts.recipe)
+    try:
+        overrides = check_hook_recipe(path, opts.files_param)
+    except InvalidInput as err:
+        tell(f"agentci: error: {err}")
+        return 2
+    if opts.timeout is not None:
+        overrides["max_wall_seconds"] = opts.timeout
+    if opts.max_cost is not None:
+        overrides["max_cost_usd"] = opts.max_cost
+    from agentci.loop.launch import LaunchOptions, launch
+
+    code = launch(
+        LaunchOptions(
+            recipe=path,
+            params=[*opts.params, *(f"{opts.files_param}={f}" for f in files)],
+            out_dir=opts.out_dir,
+            workspace=Path("."),
+            budget_overrides=overrides,
+            verbose=opts.verbose,
+            quiet=opts.quiet,
+            only_paths=files,
+        )
+    )
+    if code != 0:
+        return code
+    changed = _changed_files(opts.out_dir)
+    if changed:
+        tell(
+            f"agentci: changed {len(changed)} file(s): {' '.join(changed)}; review the change "
+            f"(patch: {opts.out_dir / 'patch.diff'}), git add the files and commit again"
+        )
+        return EXIT_FIXED
+    return 0
+
+
+def _changed_files(out_dir: Path) -> list[str]:
+    try:
+        result = json.loads((out_dir / "result.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [str(f) for f in result.get("changed_files", [])]

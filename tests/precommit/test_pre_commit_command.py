@@ -1,0 +1,115 @@
+"""``agentci pre-commit FILES``: the recipe runs on the files given, changes only them, and the
+exit code tells pre-commit whether the commit must be made again."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from precommit_project import FILES, FIX_APP_AND_TOUCH_OTHER
+
+from agentci.testing.cli import agentci
+
+
+@pytest.fixture
+def project(repo_factory) -> Path:
+    return repo_factory(FILES)
+
+
+def _result(repo: Path) -> dict:
+    return json.loads((repo / ".agentci/pre-commit-out/result.json").read_text())
+
+
+def test_files_that_already_pass_exit_0_without_a_model_call(project):
+    done = agentci("pre-commit", "other.py", cwd=project)
+    assert done.returncode == 0, done.stderr
+    result = _result(project)
+    assert result["status"] == "success"
+    assert result["turns"] == 0
+    assert (project / "app.py").read_text() == "x = 1  # BAD\n"
+
+
+def test_a_fixed_file_fails_the_hook_so_it_is_staged_again(project):
+    done = agentci("pre-commit", "app.py", "other.py", cwd=project)
+    assert done.returncode == 1, done.stderr
+    assert (project / "app.py").read_text() == "x = 1\n"
+    assert "changed 1 file(s): app.py" in done.stderr
+    assert "git add the files and commit again" in done.stderr
+    assert _result(project)["status"] == "success"
+
+
+def test_only_the_files_given_may_change(project):
+    (project / ".agentci/replies.yaml").write_text(FIX_APP_AND_TOUCH_OTHER)
+    done = agentci("pre-commit", "app.py", cwd=project)
+    assert (project / "other.py").read_text() == "y = 2\n"  # reverted by the guard
+    result = _result(project)
+    assert result["changed_files"] == ["app.py"]
+    guards = {g["name"]: g for g in result["tasks"][0]["extra"]["guards"]}
+    assert guards["allowed_paths"]["reverted"] == ["other.py"]
+    assert result["status"] == "verify_failed"  # a guard refused part of the change
+    assert done.returncode == 1, done.stderr
+
+
+def test_no_files_exits_0_at_once(project):
+    done = agentci("pre-commit", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert not (project / ".agentci/pre-commit-out").exists()
+
+
+def test_a_recipe_without_a_list_parameter_is_invalid_input(project):
+    recipe = project / ".agentci/pre-commit.yaml"
+    recipe.write_text(recipe.read_text().replace("files: {type: list}", "files: {type: string}"))
+    done = agentci("pre-commit", "app.py", cwd=project)
+    assert done.returncode == 2
+    assert "needs a list parameter for the files" in done.stderr
+
+
+def test_a_recipe_that_isolates_the_workspace_is_invalid_input(project):
+    recipe = project / ".agentci/pre-commit.yaml"
+    recipe.write_text(recipe.read_text().replace("isolation: none", "isolation: copy"))
+    done = agentci("pre-commit", "app.py", cwd=project)
+    assert done.returncode == 2
+    assert "needs isolation: none" in done.stderr
+
+
+def test_without_a_wall_clock_in_the_recipe_the_hook_sets_one(project):
+    from agentci.precommit.hook import check_hook_recipe
+
+    recipe = project / ".agentci/pre-commit.yaml"
+    assert check_hook_recipe(recipe, "files") == {"max_wall_seconds": 300.0}
+    recipe.write_text(recipe.read_text().replace("{max_turns: 5}", "{max_wall_seconds: 60}"))
+    assert check_hook_recipe(recipe, "files") == {}
+
+
+def test_a_command_that_never_ends_cannot_hold_the_commit(project):
+    recipe = project / ".agentci/pre-commit.yaml"
+    recipe.write_text(
+        recipe.read_text().replace(
+            "policy: {mode: auto_edit}",
+            "policy: {mode: auto_edit, rules: [{tool: run_shell_command, command: sleep, "
+            "decision: allow}]}",
+        )
+    )
+    (project / ".agentci/replies.yaml").write_text(
+        "- calls: [{name: run_shell_command, args: {command: sleep 600}}]\n- text: done\n"
+    )
+    done = agentci("pre-commit", "--timeout", "2", "app.py", cwd=project, timeout=60)
+    assert done.returncode == 3, done.stderr
+    assert _result(project)["status"] == "budget_exhausted"
+
+
+def test_the_built_in_fix_lint_recipe_validates():
+    from agentci.precommit.hook import recipe_path
+
+    path = recipe_path("fix-lint")
+    assert path.is_file()
+    done = agentci("validate", str(path), "-p", "files=a.py")
+    assert done.returncode == 0, done.stderr
+
+
+def test_agentcis_own_ignored_output_folder_is_not_reported_as_the_agents(project):
+    done = agentci("pre-commit", "app.py", cwd=project)
+    assert done.returncode == 1, done.stderr
+    assert _result(project)["ignored_files_written"] == []
+    assert "ignored_files_written" not in done.stderr

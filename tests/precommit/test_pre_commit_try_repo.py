@@ -1,0 +1,80 @@
+"""The real ``pre-commit`` tool runs agentci's ``.pre-commit-hooks.yaml`` (``pre-commit
+try-repo``) on a repository whose staged files a scripted model fixes.
+
+try-repo installs the hook's environment with pip on every call (about 40 s; it keeps no
+store between calls), so there are two calls only. Both tests are marked ``pre_commit_install`` (``pytest -m 'not pre_commit_install'`` leaves them out
+while developing; the full suite and CI run them).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from action_harness import ROOT
+from conftest import GIT_ENV, make_repo
+from precommit_project import FILES
+
+pytestmark = [pytest.mark.pre_commit_install, pytest.mark.timeout(900)]
+
+
+def _run(cmd: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        cmd, cwd=cwd, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL
+    )
+
+
+@pytest.fixture(scope="module")
+def hooks_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, dict[str, str]]:
+    """agentci's source as it is now (committed into a scratch repository, so uncommitted
+    work is tested too), its commit, and an environment with a private PRE_COMMIT_HOME."""
+    base = tmp_path_factory.mktemp("pre-commit")
+    listed = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", "-z"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    ).stdout.split("\0")  # fmt: skip
+    src = base / "agentci-src"
+    for name in filter(None, listed):
+        if (ROOT / name).is_file():
+            (src / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, src / name)
+    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(base / "home")}
+    env.pop("GITHUB_ACTIONS", None)
+    make_repo(src, {})
+    sha = _run(["git", "rev-parse", "HEAD"], src, env).stdout.strip()
+    return src, sha, env
+
+
+def _project(hooks: tuple[Path, str, dict[str, str]], name: str) -> Path:
+    return make_repo(hooks[0].parent / name, FILES)
+
+
+def _try_repo(project: Path, hooks: tuple[Path, str, dict[str, str]]):
+    src, sha, env = hooks
+    cmd = [sys.executable, "-m", "pre_commit", "try-repo", str(src), "agentci", "--ref", sha]
+    return _run(cmd, project, env)
+
+
+def test_staged_files_that_pass_let_the_commit_through(hooks_repo):
+    project = _project(hooks_repo, "passing")
+    (project / "other.py").write_text("y = 3\n")
+    _run(["git", "add", "other.py"], project, hooks_repo[2])
+    done = _try_repo(project, hooks_repo)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "agentci" in done.stdout and "Passed" in done.stdout
+
+
+def test_a_fixed_file_fails_the_hook_so_it_is_staged_again(hooks_repo):
+    project = _project(hooks_repo, "failing")
+    (project / "app.py").write_text("x = 2  # BAD\n")
+    _run(["git", "add", "app.py"], project, hooks_repo[2])
+    done = _try_repo(project, hooks_repo)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Failed" in done.stdout
+    assert "files were modified by this hook" in done.stdout
+    assert "changed 1 file(s): app.py" in done.stdout
+    assert (project / "app.py").read_text() == "x = 2\n"
