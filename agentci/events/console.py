@@ -150,13 +150,18 @@ class GitHubAnnotationsSink:
     """Inside GitHub Actions: warnings and errors as workflow annotations on stdout."""
 
     def __init__(self, stream: TextIO, *, sanitize: Callable[[str], str]) -> None:
+        from agentci.events.annotations import LocationAnnotations
+
         self.stream = stream
         self.sanitize = sanitize
+        self.locations = LocationAnnotations(sanitize)
 
     def close(self) -> None:
         self.stream.flush()
 
     def write(self, event: ev.Event) -> None:
+        for line in self.locations.observe(event):  # verify failures at their file and line
+            self.stream.write(line + "\n")
         level: str | None = None
         text = ""
         match event:

@@ -236,6 +236,23 @@ class VerifyTest(BaseModel):
     message: str = ""
 
 
+class VerifyLocation(BaseModel):
+    """A failure the verify command reported at a place of the workspace: a failed test's
+    traceback line, a linter's diagnostic (agentci.verify.locations)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    file: str
+    line: int
+    message: str
+    column: int | None = None
+    end_line: int | None = None
+    end_column: int | None = None
+    rule: str = ""
+    tool: str = "verify"
+    level: Literal["error", "warning"] = "error"
+
+
 class VerifyResult(_Event):
     """The verify command ran (phase ``baseline`` or ``attempt``)."""
 
@@ -250,6 +267,9 @@ class VerifyResult(_Event):
     changes: dict[str, list[str]] = Field(default_factory=dict)
     output_tail: str = ""
     duration_ms: int = 0
+    locations: list[VerifyLocation] = Field(
+        default_factory=list, description="Where a failed run's failures are (at most 1000)."
+    )
 
 
 class BudgetExhaustedEvent(_Event):

@@ -6,6 +6,7 @@ Layout of ``out_dir``::
     patch.diff     one task: its patch (empty file when nothing changed)
     tasks/<name>/patch.diff   several tasks: one patch per task instead
     junit.xml  result.json  summary.md  report.html
+    sarif.json     when verify reported failures at places of the workspace
 
 Everything passes through the :class:`~agentci.outputs.redact.Redactor` first — the report's
 strings (so secrets are caught before XML/JSON escaping could hide them) and each file's final
@@ -35,6 +36,7 @@ from agentci.outputs.junit import render_junit
 from agentci.outputs.redact import Redactor
 from agentci.outputs.report import RunReport, TaskReport
 from agentci.outputs.result import dumps, result_dict
+from agentci.outputs.sarif import has_locations, render_sarif
 from agentci.outputs.summary import render_summary
 
 log = logging.getLogger("agentci.outputs")
@@ -217,6 +219,17 @@ def write_outputs(
             redactor,
         )
     )
+    if has_locations(safe_run):
+        failed.append(
+            _safely(
+                "sarif.json",
+                out_dir / "sarif.json",
+                lambda: render_sarif(safe_run),
+                '{"version": "2.1.0", "runs": []}\n',
+                redactor,
+                json.loads,
+            )
+        )
     if step_summary:
         _append_step_summary(out_dir / "summary.md")
     return [f for f in failed if f]

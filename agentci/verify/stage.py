@@ -47,6 +47,7 @@ from agentci.verify.guards import (
     configured,
     revert_refused,
 )
+from agentci.verify.locations import run_locations
 from agentci.verify.progress import ProgressWatch
 from agentci.verify.run import VerifyRun, run_verify
 
@@ -319,6 +320,7 @@ class ChangeCheck:
             output_tail=tail(run.output)
             + (f"\n[{run.junit_problem}]" if run.junit_problem else ""),
             duration_ms=run.duration_ms,
+            locations=run_locations(run, self.workspace),
         )
         self.results.append(event)
         self.emit(event)
