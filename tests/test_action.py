@@ -194,6 +194,10 @@ def test_a_successful_run_sets_every_output_and_exits_0(success):
         "has-changes": "true",
         "changed-files": "calc.py",
         "sandboxed": "true",
+        "sarif": "",
+        "branch": "",
+        "pr-url": "",
+        "comment-url": "",
     }
     for name in ("patch", "result", "junit", "summary"):
         assert (job.workspace / run.outputs[name]).is_file()

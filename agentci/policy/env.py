@@ -3,7 +3,7 @@
 API keys, ``GITHUB_TOKEN``, ``ACTIONS_*`` runtime tokens and anything else not on the
 list never reach a tool. A recipe can add names with ``policy.env_passthrough``; that is
 the recipe author's explicit choice and is the only way a secret-looking variable gets
-through.
+through — except the GitHub tokens of :data:`NEVER_PASSED`, which never do.
 """
 
 from __future__ import annotations
@@ -51,6 +51,21 @@ FORCED: dict[str, str] = {
     "DEBIAN_FRONTEND": "noninteractive",
 }
 
+#: Tokens that give write access to the repository or the runner: never passed to a tool, not
+#: even when ``policy.env_passthrough`` names them (the Action's PR and comment delivery uses
+#: its token outside agentci's run, see docs/github-action.md).
+NEVER_PASSED: frozenset[str] = frozenset(
+    {
+        "GITHUB_TOKEN",
+        "GH_TOKEN",
+        "GH_ENTERPRISE_TOKEN",
+        "GITHUB_ENTERPRISE_TOKEN",
+        "ACTIONS_RUNTIME_TOKEN",
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+        "ACTIONS_ID_TOKEN_REQUEST_URL",
+    }
+)
+
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE", re.I)
 
 
@@ -73,7 +88,7 @@ def child_env(
         if name in src and not looks_secret(name):
             env[name] = src[name]
     for name in passthrough:
-        if name in src:
+        if name in src and name.upper() not in NEVER_PASSED:
             env[name] = src[name]
     env.setdefault("PATH", os.defpath)
     env.update(FORCED)

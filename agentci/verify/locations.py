@@ -76,12 +76,11 @@ class _Workspace:
 def find_locations(run: VerifyRun, workspace: Path) -> list[Location]:
     """The failures of ``run`` that have a place in ``workspace`` (see the module docstring)."""
     ws = _Workspace(workspace)
+    found: list[Location]
     if run.tests:
         found = _from_tests(run, ws)
     else:
-        found = _from_json(run.output, ws)
-        if found is None:
-            found = _from_text(run.output, ws, tool_name(run.command))
+        found = _from_json(run.output, ws) or _from_text(run.output, ws, tool_name(run.command))
     seen: set[tuple[str, int, str]] = set()
     out = []
     for loc in found:

@@ -1,0 +1,141 @@
+"""``python -m agentci.delivery check|deliver``: the Action's steps around ``agentci run``."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from agentci.delivery.context import DeliveryError, GitHubContext, untrusted_checkout
+
+
+def _say(kind: str, text: str) -> None:
+    from agentci.events.annotations import escape_data
+    from agentci.events.workflow_commands import neutralise_workflow_commands
+
+    print(f"::{kind} title=agentci delivery::{escape_data(neutralise_workflow_commands(text))}")
+
+
+def _head(workspace: Path) -> str:
+    import subprocess
+
+    from agentci.gitenv import git_argv, git_env
+
+    done = subprocess.run(git_argv(["rev-parse", "HEAD"], repo=workspace / ".git"), cwd=workspace,
+                          env=git_env(), capture_output=True, text=True)  # fmt: skip
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+@click.group()
+def main() -> None:
+    """The GitHub Action's delivery steps (docs/github-action.md)."""
+
+
+@main.command()
+@click.option("--workspace", type=click.Path(path_type=Path, file_okay=False), default=Path("."))
+def check(workspace: Path) -> None:
+    """Refuse to go on where running the recipe would be unsafe (pull_request_target with the
+    pull request's code checked out)."""
+    try:
+        why = untrusted_checkout(GitHubContext.from_environ(), _head(workspace))
+    except DeliveryError as err:
+        why = str(err) if os.environ.get("GITHUB_EVENT_NAME") == "pull_request_target" else None
+    if why:
+        _say("error", why)
+        sys.exit(1)
+
+
+def _patch_of(out: Path, task: str, tasks: int) -> Path:
+    from agentci.outputs.writer import task_dir_name
+
+    return out / "patch.diff" if tasks <= 1 else out / "tasks" / task_dir_name(task) / "patch.diff"
+
+
+def _title(recipe: str, task: dict[str, Any]) -> str:
+    first = next((ln.strip() for ln in str(task.get("summary", "")).splitlines() if ln.strip()), "")
+    name = recipe if task.get("name") == recipe else f"{recipe} / {task.get('name')}"
+    title = f"agentci {name}: {first}" if first else f"agentci {name}"
+    return title if len(title) <= 120 else title[:119] + "…"
+
+
+@main.command()
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), required=True)
+@click.option("--create-pr", type=bool, default=False)
+@click.option("--comment", type=bool, default=False)
+@click.option("--workspace", type=click.Path(path_type=Path, file_okay=False), default=Path("."))
+def deliver(out_dir: Path, create_pr: bool, comment: bool, workspace: Path) -> None:
+    """Push the change to agentci/<recipe>-<task> and open or update its pull request
+    (--create-pr), and post or update the sticky comment (--comment). The token comes from
+    AGENTCI_GITHUB_TOKEN; outputs branch, pr-url and comment-url go to GITHUB_OUTPUT."""
+    outputs = {"branch": [], "pr-url": [], "comment-url": []}  # type: dict[str, list[str]]
+    try:
+        _deliver(out_dir, create_pr, comment, workspace, outputs)
+        code = 0
+    except DeliveryError as err:
+        _say("error", str(err))
+        code = 1
+    target = os.environ.get("GITHUB_OUTPUT")
+    if target:
+        delimiter = "agentci_" + secrets.token_hex(8)
+        with open(target, "a", encoding="utf-8") as fh:
+            for name, values in outputs.items():
+                fh.write(f"{name}<<{delimiter}\n" + "".join(v + "\n" for v in values))
+                fh.write(f"{delimiter}\n")
+    sys.exit(code)
+
+
+def _deliver(out_dir: Path, create_pr: bool, comment: bool, workspace: Path,
+             outputs: dict[str, list[str]]) -> None:  # fmt: skip
+    from agentci.delivery.comment import sticky_comment
+    from agentci.delivery.gh import Gh
+    from agentci.delivery.pull_request import branch_name, commit_patch, open_or_update, push_branch
+
+    if not (create_pr or comment):
+        return
+    try:
+        result = json.loads((out_dir / "result.json").read_text(encoding="utf-8"))
+        summary = (out_dir / "summary.md").read_text(encoding="utf-8", errors="replace")
+    except (OSError, ValueError) as err:
+        raise DeliveryError(f"agentci left no result in {out_dir}: {err}") from None
+    ctx = GitHubContext.from_environ()
+    gh = Gh(os.environ.get("AGENTCI_GITHUB_TOKEN", ""), ctx.repository)
+    recipe = str(result.get("recipe_name") or "recipe")
+    tasks = result.get("tasks") or []
+    links: list[str] = []
+    if create_pr:
+        for task in tasks:
+            patch = _patch_of(out_dir, str(task.get("name")), len(tasks))
+            if task.get("status") != "success" or not patch.is_file() or not patch.stat().st_size:
+                print(f"agentci delivery: {task.get('name')}: {task.get('status')}, no change to "
+                      "propose")  # fmt: skip
+                continue
+            title = _title(recipe, task)
+            branch = branch_name(recipe, str(task.get("name")))
+            commit = commit_patch(workspace, patch, f"{title}\n\n{task.get('summary', '')}".strip())
+            push_branch(workspace, ctx, gh, commit, branch)
+            body = (f"{summary}\n\n---\nProposed by agentci on branch `{branch}`; a later run "
+                    "replaces this branch and edits this pull request.\n")  # fmt: skip
+            made = open_or_update(gh, ctx, branch, title, body)
+            print(f"agentci delivery: {'opened' if made.created else 'updated'} {made.url}")
+            outputs["branch"].append(branch)
+            outputs["pr-url"].append(made.url)
+            links.append(f"Pull request with the change: {made.url}")
+    if comment:
+        number = ctx.number
+        if number is None:
+            print(f"agentci delivery: {ctx.event_name or 'this'} event has no pull request or "
+                  "issue to comment on")  # fmt: skip
+            return
+        body = summary + ("\n" + "\n".join(links) + "\n" if links else "")
+        url = sticky_comment(gh, ctx, number, recipe, body)
+        print(f"agentci delivery: comment {url}")
+        outputs["comment-url"].append(url)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+"""One sticky comment with summary.md on the triggering pull request or issue.
+
+The comment carries a hidden marker naming the recipe (``<!-- agentci:comment RECIPE -->``);
+a later run edits that comment instead of adding another. Several recipes in one workflow
+keep one comment each.
+"""
+
+from __future__ import annotations
+
+from agentci.delivery.context import GitHubContext
+from agentci.delivery.gh import Gh
+from agentci.delivery.pull_request import clip
+
+PAGE = 100
+
+
+def marker(recipe: str) -> str:
+    """The hidden line that identifies agentci's comment for ``recipe``."""
+    return f"<!-- agentci:comment {recipe} -->"
+
+
+def _find(gh: Gh, ctx: GitHubContext, number: int, mark: str) -> int | None:
+    page = 1
+    while True:
+        path = f"repos/{ctx.repository}/issues/{number}/comments?per_page={PAGE}&page={page}"
+        comments = gh.json("api", path) or []
+        for c in comments:
+            if mark in str(c.get("body", "")):
+                return int(c["id"])
+        if len(comments) < PAGE:
+            return None
+        page += 1
+
+
+def sticky_comment(gh: Gh, ctx: GitHubContext, number: int, recipe: str, body: str) -> str:
+    """Post or edit the comment; returns its URL."""
+    mark = marker(recipe)
+    text = clip(f"{mark}\n{body}")
+    existing = _find(gh, ctx, number, mark)
+    if existing is None:
+        made = gh.json("api", "--method", "POST", f"repos/{ctx.repository}/issues/{number}/comments",
+                       "--input", "-", stdin=_json_body(text))  # fmt: skip
+    else:
+        made = gh.json("api", "--method", "PATCH",
+                       f"repos/{ctx.repository}/issues/comments/{existing}",
+                       "--input", "-", stdin=_json_body(text))  # fmt: skip
+    return str((made or {}).get("html_url", ""))
+
+
+def _json_body(text: str) -> str:
+    import json
+
+    return json.dumps({"body": text})
