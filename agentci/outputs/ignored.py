@@ -25,9 +25,7 @@ def _not_excluded(b: Baseline, entries: list[str]) -> list[str]:
     pre = b.prefix + "/" if b.prefix else ""
     excluded = [pre + ex.strip("/") for ex in b.exclude if ex.strip("/")]
     return [
-        e
-        for e in entries
-        if not any(e.rstrip("/") == x or e.startswith(x + "/") for x in excluded)
+        e for e in entries if not any(e.rstrip("/") == x or e.startswith(x + "/") for x in excluded)
     ]
 
 
