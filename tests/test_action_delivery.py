@@ -14,9 +14,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import git
 from gh_stub import calls, install_gh_stub, state
 from test_action import FIX, NOTHING, Job, _bin_dir
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True)
+    return done.stdout
+
 
 TOKEN = "ghs_DeliveryCanaryToken000000000000000"
 REPO = "owner/repo"

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 from action_harness import ROOT
-from conftest import GIT_ENV, make_repo
 from precommit_project import FILES
+from tool_harness import GIT_ENV, init_repo
 
 pytestmark = [pytest.mark.pre_commit_install, pytest.mark.timeout(900)]
 
@@ -44,13 +44,13 @@ def hooks_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, dic
             shutil.copy2(ROOT / name, src / name)
     env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(base / "home")}
     env.pop("GITHUB_ACTIONS", None)
-    make_repo(src, {})
+    init_repo(src)
     sha = _run(["git", "rev-parse", "HEAD"], src, env).stdout.strip()
     return src, sha, env
 
 
 def _project(hooks: tuple[Path, str, dict[str, str]], name: str) -> Path:
-    return make_repo(hooks[0].parent / name, FILES)
+    return init_repo(hooks[0].parent / name, FILES)
 
 
 def _try_repo(project: Path, hooks: tuple[Path, str, dict[str, str]]):
