@@ -28,7 +28,7 @@ from typing import Literal
 
 from agentci.errors import InvalidInput
 from agentci.gitenv import run_git
-from agentci.outputs.patch import find_repo
+from agentci.outputs.patch import find_repo_root
 from agentci.recipe.schema import Workspace
 from agentci.tempdirs import make_temp_dir
 
@@ -86,8 +86,7 @@ def ensure_git(path: Path) -> Path | None:
     """
     if shutil.which("git") is None:
         raise InvalidInput("git is not installed or not on PATH; agentci needs it for the patch")
-    repo = find_repo(path)
-    return None if repo is None else Path(repo.working_tree_dir or path).resolve()
+    return find_repo_root(path)  # reads .git entries: no GitPython import on start-up
 
 
 def prepare_workspace(ws: Workspace, *, base_dir: Path) -> PreparedWorkspace:
