@@ -5,7 +5,7 @@ tests from JUnit, ruff and mypy diagnostics, ``path:line:`` lines), for GitHub c
 (``github/codeql-action/upload-sarif``). One SARIF run per tool (``ruff``, ``mypy``,
 ``pytest``, …): its results are the locations of each task's **last** verify run when that run
 failed; a tool whose findings were all fixed keeps an empty run, so an upload closes its alerts.
-Paths are relative to the workspace (``uriBaseId: %SRCROOT%``).
+Paths are relative to the repository's top level (``uriBaseId: %SRCROOT%``).
 """
 
 from __future__ import annotations
@@ -76,7 +76,9 @@ def sarif_dict(run: RunReport) -> dict[str, Any]:
             {
                 "tool": {"driver": driver},
                 "automationDetails": {"id": f"agentci/{run.recipe_name}/{tool}/"},
-                "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The workspace"}}},
+                "originalUriBaseIds": {
+                    "%SRCROOT%": {"description": {"text": "The repository root"}}
+                },
                 "results": [_result(loc) for loc in locations],
                 "properties": {"agentci": {"version": __version__, "run_id": run.run_id}},
             }

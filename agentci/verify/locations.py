@@ -13,7 +13,8 @@ Read from what the verify command left, in this order:
 
 A location counts only when its file exists inside the workspace (relative paths as the
 command printed them, absolute ones inside the workspace made relative): anything else is
-text, not a place in the repository. At most :data:`MAX_LOCATIONS` per run, each once.
+text, not a place in the repository. At most :data:`MAX_LOCATIONS` per run, each once. In the
+events (:func:`run_locations`) paths are relative to the repository's top level.
 """
 
 from __future__ import annotations
@@ -211,7 +212,17 @@ def _from_text(output: str, ws: _Workspace, tool: str) -> list[Location]:
 
 
 def run_locations(run: VerifyRun, workspace: Path) -> list[VerifyLocation]:
-    """:func:`find_locations` of a failed run as event data (none for a run that passed)."""
+    """:func:`find_locations` of a failed run as event data (none for a run that passed), with
+    paths relative to the repository's top level when the workspace is a folder inside one
+    (annotations and code scanning name files from the repository root)."""
     if run.passed:
         return []
-    return [VerifyLocation(**dataclasses.asdict(loc)) for loc in find_locations(run, workspace)]
+    from agentci.outputs.patch import find_repo_root
+
+    root = Path(os.path.realpath(workspace))
+    top = find_repo_root(root)
+    prefix = root.relative_to(top).as_posix() + "/" if top and top != root else ""
+    return [
+        VerifyLocation(**{**dataclasses.asdict(loc), "file": prefix + loc.file})
+        for loc in find_locations(run, workspace)
+    ]

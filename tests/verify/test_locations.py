@@ -106,3 +106,15 @@ def test_each_place_once_and_at_most_the_cap(ws):
     found = find_locations(run, ws)
     assert len(found) == MAX_LOCATIONS
     assert len({(f.line, f.message) for f in found}) == MAX_LOCATIONS
+
+
+def test_in_the_events_paths_are_relative_to_the_repository_top(tmp_path):
+    from agentci.verify.locations import run_locations
+
+    sub = tmp_path / "repo" / "services" / "api"
+    (sub / "pkg").mkdir(parents=True)
+    (sub / "pkg" / "app.py").write_text(APP)
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path / "repo", check=True)
+    run = VerifyRun("ruff check", 1, False, "pkg/app.py:1:8: F401 `os` imported but unused\n", 1)
+    [loc] = run_locations(run, sub)
+    assert (loc.file, loc.line, loc.rule) == ("services/api/pkg/app.py", 1, "F401")
