@@ -194,7 +194,7 @@ def test_a_successful_run_sets_every_output_and_exits_0(success):
         "has-changes": "true",
         "changed-files": "calc.py",
         "sandboxed": "true",
-        "sarif": "",
+        "sarif": ".agentci/out/sarif.json",  # the baseline's failing test had a place
         "branch": "",
         "pr-url": "",
         "comment-url": "",
