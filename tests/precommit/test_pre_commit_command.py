@@ -113,3 +113,23 @@ def test_agentcis_own_ignored_output_folder_is_not_reported_as_the_agents(projec
     assert done.returncode == 1, done.stderr
     assert _result(project)["ignored_files_written"] == []
     assert "ignored_files_written" not in done.stderr
+
+
+def test_the_hook_manifest_is_valid_and_its_hooks_run_serially():
+    import subprocess
+    import sys
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[2]
+    manifest = root / ".pre-commit-hooks.yaml"
+    done = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "validate-manifest", str(manifest)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    hooks = {h["id"]: h for h in yaml.safe_load(manifest.read_text())}
+    assert set(hooks) == {"agentci-fix-lint", "agentci"}
+    assert all(h["require_serial"] and h["language"] == "python" for h in hooks.values())
+    assert hooks["agentci-fix-lint"]["entry"] == "agentci pre-commit --recipe fix-lint"
