@@ -100,7 +100,7 @@ class ContextKeeper:
             summary = Summary(session.chat, request, meter)
             async for event in summary:
                 yield event
-            status = "failed_empty"
+            status: ev.CompressionStatus = "failed_empty"
             after = size
             if summary.text:
                 new = with_snapshot(summary.text, messages[split:])

@@ -132,6 +132,9 @@ class ModelFallback(_Event):
     reason: str
 
 
+CompressionStatus = Literal["compressed", "failed_inflated", "failed_empty", "content_truncated"]
+
+
 class ChatCompressed(_Event):
     """The history reached ``context.compress_at`` of the context window and was compressed
     (docs/context.md). ``status``: ``compressed`` (older turns replaced by a state snapshot),
@@ -143,9 +146,7 @@ class ChatCompressed(_Event):
     type: Literal["chat_compressed"] = "chat_compressed"
     tokens_before: int
     tokens_after: int
-    status: Literal["compressed", "failed_inflated", "failed_empty", "content_truncated"] = (
-        "compressed"
-    )
+    status: CompressionStatus = "compressed"
 
 
 class ContextWindowWillOverflow(_Event):
