@@ -7,8 +7,11 @@ loop warnings …), the diff and the model's final message. It loads nothing: in
 inline SVG chart, no script, and a Content-Security-Policy that forbids every fetch.
 
 Everything in it is untrusted (the model's words, tool output, the repository's files), so the
-template is rendered with autoescaping on, and every value passes through the redactor before
-it is escaped (jinja2's ``finalize``); the writer redacts the final text once more. The work is
+template is rendered with autoescaping on. Its sources are redacted (events.jsonl as written,
+the writer's redacted report; the diff's shown lines here) and the writer redacts the final
+page once more. Escaping could hide a secret from that last pass only when the secret holds a
+character escaping changes (``&<>"'``): then every value is also redacted before it is escaped
+(jinja2's ``finalize``) — a pass that is skipped otherwise, as it doubles the writer's time. The work is
 bounded for huge runs: the event log is read up to :data:`MAX_LOG_BYTES`, the timeline keeps at
 most ``timeline.MAX_ITEMS`` items and the diff at most :data:`MAX_DIFF_LINES` lines, each cut
 saying so.
@@ -16,7 +19,9 @@ saying so.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -138,20 +143,27 @@ def _task_view(
     )
 
 
-def _redacting(redactor: Redactor) -> Any:
-    def finalize(value: Any) -> Any:
-        return redactor.redact(value) if isinstance(value, str) else value
+#: What HTML escaping changes. A secret without these characters reads the same in the
+#: escaped page, where the final redaction pass masks it; one with them is masked value by value.
+_MARKUP = frozenset("&<>\"'")
+_VALUE_REDACT: ContextVar[Callable[[str], str] | None] = ContextVar("value_redact", default=None)
 
-    return finalize
+
+def _finalize(value: Any) -> Any:
+    """jinja2's ``finalize``: each printed value, redacted before it is escaped when needed."""
+    redact = _VALUE_REDACT.get()
+    return redact(value) if redact is not None and isinstance(value, str) else value
 
 
-def _template(finalize: Any) -> Any:
+@functools.lru_cache(maxsize=1)
+def _template() -> Any:
+    """The compiled page template (compiled once per process)."""
     import jinja2
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
         autoescape=True,
-        finalize=finalize,
+        finalize=_finalize,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -163,8 +175,8 @@ def render_report_html(
     run: RunReport, log: EventLog, *, patch: dict[str, str] | None, redactor: Redactor
 ) -> str:
     """The page for ``run`` (its events in ``log``; ``patch``: task name → patch text, None when
-    not known). Every value is redacted, then escaped; the caller redacts the page once more
-    (the writer's final pass)."""
+    not known). The caller redacts the page (the writer's final pass); values are redacted
+    before they are escaped too when a secret holds a character escaping changes."""
     by_task: dict[str, list[AnyEvent]] = {}
     run_events: list[AnyEvent] = []
     version = ""
@@ -188,19 +200,24 @@ def render_report_html(
     usage = run_usage(run)
     files = changed_files(run)
     run_items = [e for e in run_events if not isinstance(e, ev.RunStarted | ev.RunFinished)]
-    page = _template(_redacting(redactor)).render(
-        run=run,
-        status=status,
-        tone=tone_of(status, run.exit_code),
-        usage=usage,
-        files=files[:MAX_FILES],
-        more_files=max(len(files) - MAX_FILES, 0),
-        tasks=tasks,
-        run_timeline=build_timeline(run_items) if run_items else None,
-        version=version,
-        log=log,
-        max_files=MAX_FILES,
-    )
+    markup = any(_MARKUP.intersection(value) for value in redactor.values)
+    token = _VALUE_REDACT.set(redactor.redact if markup else None)
+    try:
+        page = _template().render(
+            run=run,
+            status=status,
+            tone=tone_of(status, run.exit_code),
+            usage=usage,
+            files=files[:MAX_FILES],
+            more_files=max(len(files) - MAX_FILES, 0),
+            tasks=tasks,
+            run_timeline=build_timeline(run_items) if run_items else None,
+            version=version,
+            log=log,
+            max_files=MAX_FILES,
+        )
+    finally:
+        _VALUE_REDACT.reset(token)
     return page
 
 

@@ -118,3 +118,10 @@ def test_the_replay_of_the_events_is_the_console_output(demo: Run):
 def test_the_summary_replay_is_summary_md(demo: Run):
     done = agentci("replay", str(demo.out), "--format", "summary")
     assert done.stdout == (demo.out / "summary.md").read_text()
+
+
+def test_the_verbose_replay_is_the_verbose_console_output(tmp_path: Path):
+    run = run_recipe(DEMO / "recipe.yaml", tmp_path / "out", "-v", cwd=ROOT)
+    assert "  turn 1" in run.stderr.splitlines()  # -v shows what the plain console does not
+    done = agentci("replay", str(run.out), "-v")
+    assert done.stdout == run.stderr
