@@ -9,9 +9,12 @@ import os
 import click
 
 from agentci import __version__
+from agentci.cli.batch import batch_command
 from agentci.cli.init import init_command
+from agentci.cli.matrix import matrix_command
 from agentci.cli.precommit import pre_commit_command
 from agentci.cli.replay import replay_command
+from agentci.cli.report import report_group
 from agentci.cli.run import run_command
 from agentci.cli.schema import schema_command
 from agentci.cli.validate import validate_command
@@ -34,6 +37,9 @@ cli.add_command(schema_command)
 cli.add_command(replay_command)
 cli.add_command(init_command)
 cli.add_command(pre_commit_command)
+cli.add_command(batch_command)
+cli.add_command(matrix_command)
+cli.add_command(report_group)
 
 
 def _reserve_std_fds() -> None:

@@ -47,6 +47,18 @@ from agentci.cli.options import parameter_options
     type=click.FloatRange(min=0, min_open=True),
     help="Override budget.max_wall_seconds.",
 )
+@click.option(
+    "--shard",
+    metavar="ID",
+    help="Run only this shard of the recipe's tasks (K/N or a task's name, from `agentci "
+    "matrix`); the outputs are laid out as `agentci batch` writes them.",
+)
+@click.option(
+    "--skip-if-proposed",
+    is_flag=True,
+    help="Do not run a task whose change from this HEAD is already on a branch "
+    "(outputs.branch): it ends no_changes, already_proposed, without a model call.",
+)
 @click.option("-v", "--verbose", is_flag=True, help="Show turns, thoughts and allowed calls.")
 @click.option(
     "-q",
@@ -64,6 +76,8 @@ def run_command(
     max_turns: int | None,
     max_cost: float | None,
     timeout: float | None,
+    shard: str | None,
+    skip_if_proposed: bool,
     verbose: bool,
     quiet: bool,
 ) -> None:
@@ -80,6 +94,11 @@ def run_command(
         )
         if value is not None
     }
+    if shard is not None:
+        from agentci.cli.shard import run_shard
+
+        run_shard(recipe, shard, params, out_dir, workspace, output_format, record, overrides,
+                  skip_if_proposed=skip_if_proposed, verbose=verbose, quiet=quiet)  # fmt: skip
     code = launch(
         LaunchOptions(
             recipe=recipe,
@@ -91,6 +110,7 @@ def run_command(
             budget_overrides=overrides,
             verbose=verbose,
             quiet=quiet,
+            skip_if_proposed=skip_if_proposed,
         )
     )
     raise SystemExit(code)

@@ -34,35 +34,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from agentci.context.tokens import PromptSize
 from agentci.errors import BudgetExhausted
 from agentci.loop.state import State
+from agentci.loop.totals import Reservation, RunTotals
 from agentci.providers.base import ModelRequest
-from agentci.recipe.schema import Budget, ModelConfig, TotalBudget
+from agentci.recipe.schema import Budget, ModelConfig
 from agentci.usage import Usage
 
 #: The output limit of current Gemini models (thinking included) when the recipe sets none.
 DEFAULT_MAX_OUTPUT_TOKENS = 65_536
 #: A call that could not even produce this many tokens of answer is not worth making.
 MIN_OUTPUT_TOKENS = 256
-
-
-@dataclass
-class RunTotals:
-    """What the finished tasks of a run used, against the recipe's ``budget.total``."""
-
-    caps: TotalBudget
-    used: Usage = field(default_factory=Usage)
-    started: float = 0.0
-
-    def __post_init__(self) -> None:
-        self.started = self.started or time.monotonic()
-
-    def add(self, usage: Usage) -> None:
-        """Count a finished task's usage."""
-        self.used += usage
 
 
 class BudgetTracker:
@@ -80,6 +65,7 @@ class BudgetTracker:
         self.model = model  # its prices (``pricing_for``), per model name
         self.started = time.monotonic()
         self.prompt = PromptSize()  # the next request's size (agentci.context.tokens)
+        self._held: Reservation | None = None  # budget.total: the worst case of this call
 
     # ------------------------------------------------------------------ clock
 
@@ -136,7 +122,7 @@ class BudgetTracker:
         if self.budget.max_tokens is not None:
             caps.append(("max_tokens", used, self.budget.max_tokens))
         if self.total is not None and self.total.caps.max_tokens is not None:
-            run_used = self.total.used.total_tokens + used
+            run_used = self.total.used.total_tokens + self.total.reserved_tokens
             caps.append(("total.max_tokens", run_used, self.total.caps.max_tokens))
         return caps
 
@@ -147,7 +133,7 @@ class BudgetTracker:
             caps.append(("max_cost_usd", used, self.budget.max_cost_usd))
         if self.total is not None and self.total.caps.max_cost_usd is not None:
             cap = self.total.caps.max_cost_usd
-            run_used = round((self.total.used.cost_usd or 0.0) + used, 8)
+            run_used = round((self.total.used.cost_usd or 0.0) + self.total.reserved_cost, 8)
             caps.append(("total.max_cost_usd", run_used, cap))
         return caps
 
@@ -182,7 +168,39 @@ class BudgetTracker:
         """Raise if the next model call (an attempt, retries included) may not start; else
         return ``request`` with its output limit, and its thinking budget, lowered so that
         the call's worst case fits every token and cost budget (see the module docstring).
-        ``prompt_tokens``: the size of a call made beside the conversation (its own estimate)."""
+        ``prompt_tokens``: the size of a call made beside the conversation (its own estimate).
+        With ``budget.total``, the worst case is reserved until the call is recorded."""
+        self.release()
+        sent, tokens, cost = self._admit(state, request, prompt_tokens)
+        if self.total is not None:
+            self._held = self.total.reserve(tokens, cost)
+        return sent
+
+    async def wait_for_room(self, state: State, request: ModelRequest) -> None:
+        """With ``budget.total``: wait while the next call fits only once the calls other
+        tasks have in flight have ended (:mod:`agentci.loop.totals`)."""
+        if self.total is None:
+            return
+        self.release()
+        while self.total.in_flight:
+            try:
+                self._admit(state, request, None)
+                return
+            except BudgetExhausted as err:
+                if not err.limit.startswith("total."):
+                    raise
+            await self.total.wait()
+
+    def release(self) -> None:
+        """Give back this task's reservation on ``budget.total`` (if it holds one)."""
+        held, self._held = self._held, None
+        if held is not None and self.total is not None:
+            self.total.release(held)
+
+    def _admit(
+        self, state: State, request: ModelRequest, prompt_tokens: int | None
+    ) -> tuple[ModelRequest, int, float]:
+        """The request to send, its worst case in tokens and in USD; or BudgetExhausted."""
         self.check_wall()
         if prompt_tokens is None:
             prompt_tokens = self.estimate_prompt_tokens(state, request)
@@ -209,18 +227,21 @@ class BudgetTracker:
                 )
             if per_token > 0:
                 allowed = min(allowed, int((cap - used - prompt_cost) / per_token))
+        cost = prices[0] + prices[1] * allowed if prices is not None else 0.0
         if allowed < configured:
-            return replace(
+            request = replace(
                 request,
                 max_output_tokens=allowed,
                 thinking_budget=clamp_thinking(request.model, request.thinking_budget, allowed),
             )
-        return request
+        return request, prompt + allowed, cost
 
     def record_call(self, state: State, request: ModelRequest, call: Usage) -> None:
         """Count one finished call of ``request``; its reported prompt size corrects the
-        estimate of the next one."""
+        estimate of the next one. With ``budget.total``, the call's reservation becomes its
+        real usage."""
         state.add_call(call)
+        self._count_in_total(call)
         sent = len(request.messages)
         if sent and sent <= len(state.messages):
             last, ours = request.messages[-1], state.messages[sent - 1]
@@ -231,9 +252,17 @@ class BudgetTracker:
         """Count one call made beside the conversation (e.g. the loop judge): it adds to the
         task's usage, but its prompt is not the conversation's (the next estimate ignores it)."""
         state.usage += call
+        self._count_in_total(call)
+
+    def _count_in_total(self, call: Usage) -> None:
+        """``budget.total``: the call's reservation is replaced by what it used."""
+        self.release()
+        if self.total is not None:
+            self.total.add(call)
 
     def after_turn(self, state: State) -> None:
         """Raise if a budget is now exceeded (see the module docstring for why it can be)."""
+        self.release()  # a probe's reservation (``Session``): only real usage counts here
         for limit, used, cap in self._token_caps(state) + self._cost_caps(state):
             if used > cap:
                 raise BudgetExhausted(limit, used, cap, "exceeded by the last call")

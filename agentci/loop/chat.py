@@ -77,6 +77,8 @@ class CallMeter(Protocol):
 
     def before_call(self, request: ModelRequest) -> ModelRequest: ...
 
+    async def wait_for_room(self, request: ModelRequest) -> None: ...
+
     def after_call(self, request: ModelRequest, reported: Usage | None) -> Event: ...
 
 
@@ -156,6 +158,7 @@ class Chat:
             attempt += 1
             sent = self._for_model(req)
             if meter is not None:
+                await meter.wait_for_room(sent)  # then check and reserve, with no await between
                 sent = meter.before_call(sent)
             seen = _Reported()
             failure: Exception | None = None

@@ -48,6 +48,7 @@ class LaunchOptions:
     verbose: bool = False
     quiet: bool = False
     only_paths: list[str] | None = None  # pre-commit: the only files the agent may change
+    skip_if_proposed: bool = False
 
 
 def _sinks(
@@ -135,7 +136,12 @@ def _launch(opts: LaunchOptions) -> int:
         workspace_override=opts.workspace,
         record=opts.record,
     )
-    runner = Runner(settings, plans, out_dir=out_dir, emitter=emitter, redactor=redactor)
+    from agentci.loop.delivery import Delivery
+
+    delivery = Delivery.for_run(settings, skip_if_proposed=opts.skip_if_proposed)
+    runner = Runner(
+        settings, plans, out_dir=out_dir, emitter=emitter, redactor=redactor, delivery=delivery
+    )
 
     def leave_now(report: RunReport) -> None:
         """A cancelled run is over once its outputs are written: exit without waiting for work

@@ -34,6 +34,11 @@ class Meter:
         """The request to send (its output limits clamped); raises BudgetExhausted."""
         return self.budget.before_call(self.state, request)
 
+    async def wait_for_room(self, request: ModelRequest) -> None:
+        """Wait while ``budget.total`` has room for the request only once other tasks' calls
+        in flight have ended (``agentci batch``; see :mod:`agentci.loop.totals`)."""
+        await self.budget.wait_for_room(self.state, request)
+
     def after_call(self, request: ModelRequest, reported: Usage | None) -> ev.Usage:
         """Count one call of ``request`` (``reported``: what the API said it used, if it
         said anything) and describe it as a ``usage`` event."""

@@ -22,6 +22,7 @@ from agentci import __version__
 from agentci.events import types as ev
 from agentci.events.sinks import Emitter, utc_now
 from agentci.loop.budget import RunTotals
+from agentci.loop.delivery import Delivery
 from agentci.loop.plan import TaskPlan
 from agentci.loop.task import RunSettings, TaskRun
 from agentci.outcome import Status, exit_code_for, run_outcome
@@ -47,8 +48,10 @@ class Runner:
         out_dir: Path,
         emitter: Emitter,
         redactor: Redactor,
+        delivery: Delivery | None = None,
     ) -> None:
         self.settings = settings
+        self.delivery = delivery  # outputs.branch, --skip-if-proposed (loop/delivery.py)
         self.plans = plans
         self.out_dir = out_dir
         self.emitter = emitter
@@ -90,14 +93,21 @@ class Runner:
         for plan in self.plans:
             if self.signal_name is not None:
                 break
-            task = TaskRun(
-                plan, self.settings, functools.partial(self.emitter.emit, task=plan.name)
+            emit = functools.partial(self.emitter.emit, task=plan.name)
+            skipped = self.delivery.before_task(plan, emit) if self.delivery else None
+            if skipped is not None:
+                reports.append(skipped)
+                patches[plan.name] = ""
+                continue
+            task = (
+                self.delivery.task_run(plan, emit)
+                if self.delivery
+                else TaskRun(plan, self.settings, emit)
             )
             self.current = task
             reports.append(await task.run())
+            task.budget.release()  # a reservation a cancelled call left on budget.total
             patches[plan.name] = task.patch
-            if self.settings.totals is not None:
-                self.settings.totals.add(reports[-1].usage)
         self.current = None
         status, code = run_outcome([(r.status, r.exit_code) for r in reports])
         reason = next(

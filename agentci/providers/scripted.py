@@ -14,6 +14,7 @@ Running out of replies is a :class:`~agentci.errors.ProviderFailed`, never an in
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
@@ -48,6 +49,7 @@ class Reply:
     thought: str = ""
     usage: Usage | None = None
     finish_reason: str = "STOP"
+    delay_seconds: float = 0.0  # the answer comes after this long (a model's latency)
 
 
 ReplyFn = Callable[[ModelRequest, int], Reply]
@@ -87,6 +89,8 @@ class ScriptedProvider:
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
         reply = self._next(request)
+        if reply.delay_seconds:
+            await asyncio.sleep(reply.delay_seconds)
         parts: list[Any] = []
         if reply.thought:
             parts.append(TextPart(reply.thought, thought=True))
@@ -106,6 +110,8 @@ class ScriptedProvider:
 
         - calls: [{name: read_file, args: {file_path: app.py}}]
         - text: Done.
+          usage: {prompt_tokens: 1200, output_tokens: 40}   # optional: else an estimate
+          delay_seconds: 0.3                                  # optional: latency
         """
         from agentci.recipe.load import load_yaml, validation_errors
 
@@ -135,13 +141,17 @@ class _ScriptReply(BaseModel):
     thought: str = ""
     calls: list[_ScriptCall] = Field(default_factory=list)
     finish_reason: str = "STOP"
+    usage: Usage | None = None  # what the "API" reports (default: the estimate)
+    delay_seconds: float = Field(default=0.0, ge=0)  # latency, for tests and benchmarks
 
     def to_reply(self) -> Reply:
         return Reply(
             text=self.text,
             thought=self.thought,
             calls=[call(c.name, **c.args) for c in self.calls],
+            usage=self.usage,
             finish_reason=self.finish_reason,
+            delay_seconds=self.delay_seconds,
         )
 
 

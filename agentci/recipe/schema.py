@@ -307,10 +307,19 @@ class Context(_Strict):
     )
 
 
+class BranchOutput(_Strict):
+    """Commit a successful task's patch to a local branch (docs/batch.md); templates see
+    ``recipe``, ``task`` and the parameters."""
+
+    name: str = Field(default="agentci/{{ recipe }}-{{ task }}", min_length=1)
+    commit_message: str = Field(default="agentci: {{ recipe }}/{{ task }}", min_length=1)
+
+
 class Outputs(_Strict):
     """Where the outputs go (relative to the working directory agentci runs in)."""
 
     dir: str = ".agentci/out"
+    branch: BranchOutput | None = None
 
 
 class Task(_Strict):

@@ -1,0 +1,158 @@
+"""From ``agentci batch`` (or ``agentci run --shard``) to an exit code: check every recipe,
+prepare the output folder, run the tasks with signal handlers, write the merged outputs.
+
+Bad input (a recipe, a ``-p``, a shard that selects nothing, an unusable ``--out``) is exit 2
+before any task starts, with one line per problem. SIGINT/SIGTERM cancel every task (each
+writes its outputs), then the merged outputs are written and the process exits 130/143; a
+second signal exits at once with the first one's code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentci.errors import InvalidInput
+from agentci.events.sinks import tell
+
+
+@dataclass
+class BatchOptions:
+    """What ``agentci batch`` / ``agentci run --shard`` was asked to do."""
+
+    recipes: list[Path]
+    params: list[str] = field(default_factory=list)
+    out_dir: Path | None = None
+    jobs: int = 1
+    fail_fast: bool = False
+    skip_if_proposed: bool = False
+    shard: str | None = None
+    budget_overrides: dict[str, Any] = field(default_factory=dict)
+    verbose: bool = False
+    quiet: bool = False
+
+
+def launch_batch(opts: BatchOptions) -> int:
+    """Run the batch; return the process exit code (70 when a bug escapes)."""
+    try:
+        return _launch(opts)
+    except Exception as err:  # noqa: BLE001 - the exit code must still tell the truth
+        from agentci.loop.crash import crash_exit
+
+        return crash_exit(err)
+
+
+def _default_out(recipes: list[Path]) -> Path:
+    from agentci.recipe.load import load_recipe
+
+    with contextlib.suppress(InvalidInput, OSError, IndexError):
+        return Path(load_recipe(recipes[0]).outputs.dir)
+    return Path(".agentci/out")
+
+
+def _launch(opts: BatchOptions) -> int:
+    from agentci.batch.select import load_tasks, select_shard
+    from agentci.outputs.outdir import prepare_out_dir
+    from agentci.outputs.redact import Redactor
+    from agentci.policy.env import make_undumpable
+
+    make_undumpable()
+    redactor = Redactor.from_environ()
+    try:
+        tasks = load_tasks(opts.recipes, opts.params, opts.budget_overrides)
+        if opts.shard is not None:
+            tasks = select_shard(tasks, opts.shard)
+        out_dir = prepare_out_dir(opts.out_dir or _default_out(opts.recipes))
+    except (InvalidInput, OSError) as err:
+        for line in redactor.redact(str(err)).splitlines() or [""]:
+            tell(f"agentci: error: {line}")
+        return 2
+
+    from agentci.batch.progress import Board, console_mode
+    from agentci.batch.runner import BatchRunner
+    from agentci.outputs.redact import neutralise_workflow_commands
+
+    def sanitize(text: str) -> str:
+        return neutralise_workflow_commands(redactor.redact(text))
+
+    board = Board([t.key for t in tasks], mode=console_mode(sys.stderr, quiet=opts.quiet),
+                  sanitize=sanitize, verbose=opts.verbose)  # fmt: skip
+    batch = BatchRunner(
+        tasks,
+        out_dir=out_dir,
+        jobs=opts.jobs,
+        board=board,
+        redactor=redactor,
+        base_dir=Path.cwd(),
+        fail_fast=opts.fail_fast,
+        skip_if_proposed=opts.skip_if_proposed,
+    )
+    if not opts.quiet:
+        for note in batch.notes:
+            tell(f"agentci: note: {note}")
+    # Each task is a one-task run: only the batch's summary goes to the job page.
+    step_summary = os.environ.pop("GITHUB_STEP_SUMMARY", None)
+    try:
+        result = asyncio.run(_run_with_signals(batch))
+    finally:
+        board.close()
+        if step_summary is not None:
+            os.environ["GITHUB_STEP_SUMMARY"] = step_summary
+    code = int(result["exit_code"])
+    if step_summary:
+        with contextlib.suppress(OSError):
+            text = (out_dir / "summary.md").read_text(encoding="utf-8")
+            with open(step_summary, "a", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+    if not opts.quiet or code != 0:
+        totals = ", ".join(f"{n} {s}" for s, n in result["totals"]["statuses"].items())
+        reason = f": {redactor.redact(result['reason'])}" if result["reason"] and code else ""
+        tell(f"agentci: batch {result['status']} (exit {code}){reason} [{totals}]; "
+             f"outputs in {out_dir}")  # fmt: skip
+    if batch.signal_name is not None:  # do not wait for work the cancelled tasks abandoned
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(code)
+    return code
+
+
+async def _run_with_signals(batch: Any) -> dict[str, Any]:
+    """Run with SIGINT / SIGTERM handlers (see the module docstring)."""
+    loop = asyncio.get_running_loop()
+
+    def handler(signum: int, frame: object) -> None:
+        if batch.committed:
+            return
+        name = signal.Signals(signum).name
+        if batch.signal_name is not None:
+            _exit_now(batch)
+        batch.signal_name = name
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(batch.cancel, name)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, handler)
+    result: dict[str, Any] = await batch.run()
+    return result
+
+
+def _exit_now(batch: Any) -> None:
+    from agentci.events.types import RunFinished
+    from agentci.outcome import Status, exit_code_for
+    from agentci.tools.process import kill_running_groups
+
+    code = exit_code_for(Status.cancelled, signal_name=batch.signal_name)
+    kill_running_groups()
+    for runner in list(batch.running.values()):
+        with contextlib.suppress(Exception):
+            runner.emitter.emit(
+                RunFinished(status="cancelled", exit_code=code, reason="a second signal")
+            )
+    os._exit(code)

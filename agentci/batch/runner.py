@@ -1,0 +1,222 @@
+"""``agentci batch``: many tasks, N at a time, in one process.
+
+Each task runs as one asyncio task of this process — the :class:`~agentci.loop.runner.Runner`
+of a one-task run, with its own event log, outputs and output lock in
+``<out>/<recipe>/<task>/`` — at most ``jobs`` at once (a semaphore). Why not one child process
+per task:
+
+* **Budgets**: ``budget.total`` must hold across tasks running at once. In one event loop, the
+  check before a call and its reservation happen with no ``await`` between them
+  (:mod:`agentci.loop.totals`); across processes it would need a lock server.
+* **Memory and CPU**: the work is waiting (model calls, tests in subprocesses). One interpreter
+  imports google-genai once (about 60 MB) instead of once per task; the CPU-heavy parts
+  already leave the event loop (git snapshots in threads and git processes, the outputs
+  written by a forked child, tools in their own processes), so 16 tasks fit the 2 cores of a CI
+  runner (bench/bench_batch.py).
+* **Signals**: one handler cancels every task (:meth:`BatchRunner.cancel`); each task writes
+  its outputs as a cancelled single run does, then the merged outputs are written.
+* **Locks**: the per-process locks of the output folders and of in-place workspaces
+  (``agentci.outputs.outdir``) still keep a *second* agentci process away; inside the batch,
+  tasks that share a workspace are given their own git worktree instead
+  (:func:`isolate`), so they never see each other's edits.
+
+The run's exit code is the worst task's (``agentci.outcome.run_outcome``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from agentci.batch.merge import TaskOutput, read_task_output, write_merged
+from agentci.batch.progress import Board
+from agentci.batch.select import BatchTask
+from agentci.events import types as ev
+from agentci.events.sinks import Emitter, JsonlSink, Sink, utc_now
+from agentci.loop.delivery import Delivery
+from agentci.loop.runner import Runner, finish_run, new_run_id
+from agentci.loop.task import RunSettings
+from agentci.loop.totals import RunTotals
+from agentci.outcome import Status, exit_code_for
+from agentci.outputs.redact import Redactor
+from agentci.outputs.report import RunReport, TaskReport
+from agentci.recipe.schema import Recipe
+
+
+def isolate(tasks: list[BatchTask], base_dir: Path) -> tuple[dict[str, Recipe], list[str]]:
+    """Each recipe of the batch, with ``isolation: worktree`` (``copy`` outside a git
+    repository) when its tasks share an in-place workspace with another task; and a note per
+    recipe changed."""
+    from agentci.workspace import ensure_git
+
+    def where(t: BatchTask) -> Path:
+        return (base_dir / t.recipe.workspace.path).resolve()
+
+    sharing = Counter(where(t) for t in tasks)
+    recipes: dict[str, Recipe] = {}
+    notes = []
+    for t in tasks:
+        recipe = recipes.setdefault(t.recipe.name, t.recipe)
+        ws = recipe.workspace
+        if ws.isolation != "none" or sharing[where(t)] < 2 or recipe is not t.recipe:
+            continue
+        path = where(t)
+        isolation = "worktree" if path.is_dir() and ensure_git(path) is not None else "copy"
+        recipes[t.recipe.name] = recipe.model_copy(
+            update={"workspace": ws.model_copy(update={"isolation": isolation})}
+        )
+        notes.append(
+            f"{recipe.name}: tasks share the workspace {path}: each task gets its own "
+            f"isolation: {isolation}"
+        )
+    return recipes, notes
+
+
+class BatchRunner:
+    """Runs a batch (see the module docstring); ``cancel(signal)`` stops every task."""
+
+    def __init__(
+        self,
+        tasks: list[BatchTask],
+        *,
+        out_dir: Path,
+        jobs: int,
+        board: Board,
+        redactor: Redactor,
+        base_dir: Path,
+        fail_fast: bool = False,
+        skip_if_proposed: bool = False,
+    ) -> None:
+        self.tasks = tasks
+        self.out_dir = out_dir
+        self.jobs = jobs
+        self.board = board
+        self.redactor = redactor
+        self.base_dir = base_dir
+        self.fail_fast = fail_fast
+        self.skip_if_proposed = skip_if_proposed
+        self.recipes, self.notes = isolate(tasks, base_dir)
+        self.totals = {
+            name: RunTotals(r.budget.total)
+            for name, r in self.recipes.items()
+            if r.budget.total is not None
+        }
+        self.fingerprints: dict[str, dict[Path, str]] = {name: {} for name in self.recipes}
+        self.sdk_paths: Any = None
+        self.signal_name: str | None = None
+        self.committed = False  # the merged outputs are written: no signal changes them
+        self.running: dict[str, Runner] = {}
+        self.failed = False
+        self.not_run: list[str] = []
+        self.started_at = ""
+
+    def cancel(self, signal_name: str) -> None:
+        """Stop every running task; the tasks not started yet end ``cancelled`` at once."""
+        if self.committed:
+            return
+        self.signal_name = self.signal_name or signal_name
+        for runner in list(self.running.values()):
+            runner.cancel(signal_name)
+
+    async def run(self) -> dict[str, Any]:
+        """Run every task, write the merged outputs; return the merged result."""
+        self.started_at = utc_now()
+        if any(not t.plan.model.name.startswith(("replay:", "scripted:")) for t in self.tasks):
+            from agentci.providers.gemini import SdkPaths
+
+            self.sdk_paths = SdkPaths()
+        slots = asyncio.Semaphore(self.jobs)
+        outputs = await asyncio.gather(*(self._one(t, slots) for t in self.tasks))
+        done = [o for o in outputs if o is not None]
+        result = write_merged(self.out_dir, done, self.not_run)
+        self.committed = True
+        return result
+
+    async def _one(self, task: BatchTask, slots: asyncio.Semaphore) -> TaskOutput | None:
+        async with slots:
+            if self.failed and self.signal_name is None:
+                self.not_run.append(task.key)  # --fail-fast: nothing new starts
+                return None
+            from agentci.outputs.outdir import prepare_out_dir
+
+            out = prepare_out_dir(self.out_dir / task.folder)
+            sinks: list[Sink] = [JsonlSink(out / "events.jsonl", redact=self.redactor.redact_obj),
+                                 self.board.sink(task.key)]  # fmt: skip
+            if self.board.mode == "github":
+                sinks.append(self._annotations())
+            emitter = Emitter(new_run_id(), sinks)
+            try:
+                if self.signal_name is not None:
+                    self._not_started(task, out, emitter)
+                else:
+                    await self._run(task, out, emitter)
+            finally:
+                emitter.close()
+            output = read_task_output(out)
+            if int(output.task.get("exit_code") or 0) != 0 and self.fail_fast:
+                self.failed = True
+            return output
+
+    def _annotations(self) -> Any:
+        """GitHub annotations (``::error::`` …) of a task, on stdout."""
+        import sys
+
+        from agentci.events.console import GitHubAnnotationsSink
+        from agentci.outputs.redact import neutralise_workflow_commands
+
+        def sanitize(text: str) -> str:
+            return neutralise_workflow_commands(self.redactor.redact(text))
+
+        return GitHubAnnotationsSink(sys.stdout, sanitize=sanitize)
+
+    async def _run(self, task: BatchTask, out: Path, emitter: Emitter) -> None:
+        recipe = self.recipes[task.recipe.name]
+        settings = RunSettings(
+            recipe=recipe,
+            recipe_path=task.recipe_path.resolve(),
+            base_dir=self.base_dir,
+            totals=self.totals.get(recipe.name),
+            redactor=self.redactor,
+            sdk_paths=self.sdk_paths,
+            hook_fingerprints=self.fingerprints[recipe.name],
+        )
+        plan = dataclasses.replace(task.plan, out_dir=out)
+        delivery = Delivery.for_run(settings, skip_if_proposed=self.skip_if_proposed)
+        runner = Runner(settings, [plan], out_dir=out, emitter=emitter, redactor=self.redactor,
+                        delivery=delivery)  # fmt: skip
+        self.running[task.key] = runner
+        try:
+            await runner.run()
+        finally:
+            del self.running[task.key]
+
+    def _not_started(self, task: BatchTask, out: Path, emitter: Emitter) -> None:
+        """A task the signal came before: its outputs say so."""
+        from agentci import __version__
+
+        signal = self.signal_name or "SIGTERM"
+        code = exit_code_for(Status.cancelled, signal_name=signal)
+        reason = f"cancelled by {signal} before it started"
+        emitter.emit(ev.RunStarted(recipe=str(task.recipe_path.resolve()),
+                     recipe_name=task.recipe.name, tasks=[task.plan.name],
+                     agentci_version=__version__))  # fmt: skip
+        emitter.emit(ev.UserCancelled(signal=signal), task=task.plan.name)
+        report = RunReport(
+            run_id=emitter.run_id,
+            recipe=str(task.recipe_path.resolve()),
+            recipe_name=task.recipe.name,
+            status=Status.cancelled,
+            exit_code=code,
+            reason=reason,
+            tasks=[
+                TaskReport(
+                    task.plan.name, Status.cancelled, code, reason, model=task.plan.model.name
+                )
+            ],  # fmt: skip
+            started_at=utc_now(),
+        )
+        finish_run(report, {task.plan.name: ""}, out_dir=out, emitter=emitter,
+                   redactor=self.redactor)  # fmt: skip

@@ -1,0 +1,88 @@
+"""``agentci batch``: every task of several recipes, N at a time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from agentci.cli.options import parameter_options
+
+
+@click.command(name="batch")
+@click.argument("recipes", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False))
+@parameter_options
+@click.option(
+    "-j", "--jobs", type=click.IntRange(min=1, max=64), default=1, show_default=True,
+    help="How many tasks run at the same time.",
+)  # fmt: skip
+@click.option(
+    "-o",
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Output folder (default: the first recipe's outputs.dir); each task's outputs go "
+    "in <out>/<recipe>/<task>/.",
+)
+@click.option(
+    "--fail-fast", is_flag=True, help="After a task fails, start no other (running ones finish)."
+)
+@click.option(
+    "--skip-if-proposed",
+    is_flag=True,
+    help="Do not run a task whose change from this HEAD is already on a branch "
+    "(outputs.branch): it ends no_changes, already_proposed, without a model call.",
+)
+@click.option("--max-turns", type=click.IntRange(min=1), help="Override budget.max_turns.")
+@click.option(
+    "--max-cost", type=click.FloatRange(min=0, min_open=True), help="Override budget.max_cost_usd."
+)
+@click.option(
+    "--timeout", type=click.FloatRange(min=0, min_open=True),
+    help="Override budget.max_wall_seconds (per task).",
+)  # fmt: skip
+@click.option("-v", "--verbose", is_flag=True, help="Show turns, thoughts and allowed calls.")
+@click.option("-q", "--quiet", is_flag=True, help="No console view; a failure prints one line.")
+def batch_command(
+    recipes: tuple[Path, ...],
+    params: tuple[str, ...],
+    jobs: int,
+    out_dir: Path | None,
+    fail_fast: bool,
+    skip_if_proposed: bool,
+    max_turns: int | None,
+    max_cost: float | None,
+    timeout: float | None,
+    verbose: bool,
+    quiet: bool,
+) -> None:
+    """Run every task of every RECIPE, --jobs at a time, each in its own workspace (tasks that
+    share one get their own git worktree). Writes each task's outputs in <out>/<recipe>/<task>/
+    and merged junit.xml, result.json and summary.md in <out>. The exit code is the worst
+    task's."""
+    from agentci.batch.launch import BatchOptions, launch_batch
+
+    overrides = {
+        key: value
+        for key, value in (
+            ("max_turns", max_turns),
+            ("max_cost_usd", max_cost),
+            ("max_wall_seconds", timeout),
+        )
+        if value is not None
+    }
+    raise SystemExit(
+        launch_batch(
+            BatchOptions(
+                recipes=list(recipes),
+                params=list(params),
+                out_dir=out_dir,
+                jobs=jobs,
+                fail_fast=fail_fast,
+                skip_if_proposed=skip_if_proposed,
+                budget_overrides=overrides,
+                verbose=verbose,
+                quiet=quiet,
+            )
+        )
+    )

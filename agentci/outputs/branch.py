@@ -1,0 +1,178 @@
+"""``outputs.branch``: a successful task's patch as a commit on a local branch, and how a rerun
+finds that it was already proposed.
+
+The commit is made without touching the user's working tree, index or checked-out branch: the
+patch is applied to the base commit's tree in a temporary index (``git apply --cached``, through
+agentci's own git, :mod:`agentci.gitenv`), and GitPython writes the commit object and the branch
+ref. Its message is the recipe's ``commit_message`` (a template), the task's summary as the
+body, and three trailers::
+
+    Agentci-Patch-Hash: <git patch-id --stable of the patch>
+    Agentci-Task: <recipe>/<task>
+    Agentci-Base: <the commit the patch applies to>
+
+A patch's hash is git's own content hash of a change (``git patch-id --stable``): the same
+edits give the same hash whatever their line numbers, so a change proposed yesterday is
+recognised today even if unrelated commits moved it.
+
+**Already proposed** — a branch (``refs/heads/*`` or ``refs/remotes/*``) carries a commit:
+
+* with the same ``Agentci-Patch-Hash`` (checked once the task has its patch, before
+  committing), or
+* with the same ``Agentci-Task`` and ``Agentci-Base`` (``--skip-if-proposed``, before the task
+  runs: the patch is not known yet, so the question is "was this task already proposed from
+  this very commit?").
+
+A branch of the same name that does not end in an agentci commit is never overwritten.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentci.gitenv import git_argv, git_env, run_git
+
+HASH_TRAILER = "Agentci-Patch-Hash"
+TASK_TRAILER = "Agentci-Task"
+BASE_TRAILER = "Agentci-Base"
+_SCAN = 2000  # commits looked at on all branches (newest first)
+
+
+class BranchError(Exception):
+    """The branch could not be made (the message says why)."""
+
+
+@dataclass
+class Proposal:
+    """An agentci commit found on a branch."""
+
+    commit: str
+    ref: str
+    patch_hash: str
+    task: str
+    base: str
+
+
+@dataclass
+class Repo:
+    """The user's repository: its top-level folder and git dir."""
+
+    top: Path
+    git_dir: Path
+
+    @classmethod
+    def find(cls, path: Path) -> Repo | None:
+        """The repository containing ``path``, or None."""
+        from agentci.outputs.snapshot import find_repo_dirs
+
+        found = find_repo_dirs(Path(path).resolve())
+        return cls(*found) if found else None
+
+    def git(self, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> str:
+        """Run agentci's git in the repository; BranchError when it fails."""
+        if stdin is None and env is None:
+            done = run_git(list(args), cwd=self.top, repo=self.git_dir)
+        else:
+            done = subprocess.run(
+                git_argv(list(args), repo=self.git_dir),
+                cwd=self.top,
+                env=git_env(env),
+                input=stdin or b"",
+                capture_output=True,
+                check=False,
+            )
+        if done.returncode != 0:
+            err = done.stderr.decode(errors="replace").strip()
+            raise BranchError(f"git {args[0]} failed: {err}")
+        return done.stdout.decode(errors="replace")
+
+    def head(self) -> str:
+        """The full id of HEAD ("" when there is no commit)."""
+        try:
+            return self.git("rev-parse", "--verify", "-q", "HEAD^{commit}").strip()
+        except BranchError:
+            return ""
+
+    def patch_hash(self, patch: str) -> str:
+        """``git patch-id --stable`` of ``patch``."""
+        out = self.git("patch-id", "--stable", stdin=patch.encode("utf-8", "surrogateescape"))
+        return out.split()[0] if out.strip() else ""
+
+    def proposals(self) -> list[Proposal]:
+        """agentci's commits on every local and remote-tracking branch, newest first."""
+        sep, end = "\x1f", "\x1e"
+        fields = [f"%(trailers:key={k},valueonly,separator=%x2C)" for k in (HASH_TRAILER, TASK_TRAILER, BASE_TRAILER)]  # fmt: skip
+        fmt = sep.join(["%H", "%D", *fields]) + end
+        try:
+            out = self.git(
+                "log", "--branches", "--remotes", f"--max-count={_SCAN}", "--decorate=full",
+                f"--grep=^{HASH_TRAILER}: ", f"--format={fmt}",
+            )  # fmt: skip
+        except BranchError:
+            return []  # no branch at all yet
+        found = []
+        for record in out.split(end):
+            parts = record.strip("\n").split(sep)
+            if len(parts) != 5 or not parts[2].strip():
+                continue
+            commit, refs, patch_hash, task, base = (p.strip() for p in parts)
+            found.append(Proposal(commit, refs, patch_hash, task, base))
+        return found
+
+    def find_by_hash(self, patch_hash: str) -> Proposal | None:
+        """A branch commit whose patch has this hash."""
+        return next((p for p in self.proposals() if p.patch_hash == patch_hash), None)
+
+    def find_by_task(self, task: str, base: str) -> Proposal | None:
+        """A branch commit of this task made from this base commit."""
+        return next((p for p in self.proposals() if p.task == task and p.base == base), None)
+
+    def commit_patch(
+        self, branch: str, base: str, patch: str, message: str, *, directory: str = ""
+    ) -> str:
+        """Commit ``patch`` on top of ``base`` as branch ``branch``; return the commit id.
+        ``directory``: the workspace's folder inside the repository (the patch's paths are
+        relative to it)."""
+        import git
+
+        self.git("check-ref-format", "--branch", branch)
+        repo = git.Repo(self.top)
+        try:
+            current = repo.heads[branch].commit if branch in repo.heads else None
+            if current is not None and HASH_TRAILER not in current.message:
+                raise BranchError(
+                    f"branch {branch} exists and was not made by agentci: it is left alone"
+                )
+            with tempfile.TemporaryDirectory(prefix="agentci-branch-") as tmp:
+                env = {"GIT_INDEX_FILE": os.path.join(tmp, "index")}
+                self.git("read-tree", base, env=env)
+                args = ["apply", "--cached", "--binary", "--whitespace=nowarn"]
+                if directory:
+                    args.append(f"--directory={directory}")
+                self.git(*args, "-", stdin=patch.encode("utf-8", "surrogateescape"), env=env)
+                tree = self.git("write-tree", env=env).strip()
+            actor = git.Actor(
+                os.environ.get("GIT_AUTHOR_NAME") or "agentci",
+                os.environ.get("GIT_AUTHOR_EMAIL") or "agentci@localhost",
+            )
+            commit = git.Commit.create_from_tree(
+                repo, repo.tree(tree), message, parent_commits=[repo.commit(base)],
+                head=False, author=actor, committer=actor,
+            )  # fmt: skip
+            repo.create_head(branch, commit, force=True)
+            return commit.hexsha
+        finally:
+            repo.close()
+
+
+def commit_message(subject: str, body: str, *, patch_hash: str, task: str, base: str) -> str:
+    """The commit message: subject, body (the task's summary), the trailers."""
+    parts = [subject.strip() or f"agentci: {task}"]
+    if body.strip():
+        parts.append(body.strip())
+    parts.append(f"{HASH_TRAILER}: {patch_hash}\n{TASK_TRAILER}: {task}\n{BASE_TRAILER}: {base}")
+    return "\n\n".join(parts) + "\n"

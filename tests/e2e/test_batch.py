@@ -1,0 +1,152 @@
+"""``agentci batch``, ``matrix``, ``run --shard`` and ``report merge`` on a real repository of
+four broken modules (tests/e2e/batch_scenario.py): real git worktrees, real pytest, patches
+applied with ``git apply`` to fresh clones, JUnit parsed back."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+from batch_scenario import (
+    EXPECTED,
+    FIXES,
+    comparable_junit,
+    comparable_result,
+    git,
+    make_batch,
+    module,
+    result,
+    suites,
+)
+from e2e_scenario import jsonl_lines, kill_all, pids_with, wait_for
+
+
+def test_four_tasks_at_once_give_four_isolated_patches_and_one_merged_report(tmp_path: Path):
+    case = make_batch(tmp_path)
+    out = tmp_path / "out"
+    done = case.agentci("batch", str(case.recipe), "--jobs", "4", "--out", str(out))
+    assert done.returncode == 3, done.stderr  # the worst task's: t4's budget_exhausted
+    merged = result(out)
+    assert (merged["status"], merged["exit_code"]) == ("budget_exhausted", 3)
+    assert {t["task"]: t["status"] for t in merged["tasks"]} == EXPECTED
+    assert merged["totals"]["tasks"] == 4
+    assert merged["totals"]["statuses"] == {"budget_exhausted": 1, "success": 2, "verify_failed": 1}
+    assert "worktree" in done.stderr  # the shared workspace was isolated per task
+    for name, fix in FIXES.items():
+        task_out = out / "fix" / name
+        assert result(task_out)["tasks"][0]["changed_files"] == [f"mods/m{name[1]}.py"]
+        clone = tmp_path / f"clone-{name}"
+        subprocess.run(["git", "clone", "-q", str(case.repo), str(clone)], check=True)
+        subprocess.run(["git", "apply", str(task_out / "patch.diff")], cwd=clone, check=True)
+        assert git(clone, "status", "--porcelain") == f" M mods/m{name[1]}.py\n"
+        assert (clone / f"mods/m{name[1]}.py").read_text() == module(fix)
+    assert git(case.repo, "status", "--porcelain") == ""  # the original is untouched
+    found = suites(out / "junit.xml")
+    assert sorted(found) == ["fix/t1", "fix/t2", "fix/t3", "fix/t4"]
+    agent = {name: next(c for c in suite if c.name == "agent") for name, suite in found.items()}
+    assert [n for n, c in agent.items() if c.is_passed] == ["fix/t1", "fix/t2"]
+    assert agent["fix/t4"].result[0].type == "budget_exhausted"
+    assert any(c.name.startswith("verify:") for c in found["fix/t1"])  # verify's own cases
+    summary = (out / "summary.md").read_text()
+    assert "| fix/t3 | verify_failed | 1 |" in summary
+
+
+def test_matrix_shards_merged_equal_the_batch(tmp_path: Path):
+    case = make_batch(tmp_path)
+    batch_out = tmp_path / "batch"
+    done = case.agentci("batch", str(case.recipe), "--jobs", "4", "--out", str(batch_out))
+    assert done.returncode == 3, done.stderr
+    printed = case.agentci("matrix", str(case.recipe), "--per-task")
+    assert printed.returncode == 0, printed.stderr
+    entries = json.loads(printed.stdout)["include"]
+    assert [(e["recipe"], e["shard"], e["tasks"]) for e in entries] == [
+        (str(case.recipe), f"t{i}", [f"t{i}"]) for i in range(1, 5)
+    ]
+    shard_dirs = []
+    for entry in entries:
+        shard_out = tmp_path / "shards" / entry["shard"]
+        ran = case.agentci("run", entry["recipe"], "--shard", entry["shard"], "--out", str(shard_out))  # fmt: skip
+        assert ran.returncode == {"t3": 1, "t4": 3}.get(entry["shard"], 0), ran.stderr
+        shard_dirs.append(str(shard_out))
+    merged_out = tmp_path / "merged"
+    merged = case.agentci("report", "merge", *shard_dirs, "--out", str(merged_out))
+    assert merged.returncode == 3, merged.stderr
+    assert comparable_result(result(merged_out)) == comparable_result(result(batch_out))
+    assert comparable_junit(merged_out / "junit.xml") == comparable_junit(batch_out / "junit.xml")
+    assert (merged_out / "summary.md").read_text() == (batch_out / "summary.md").read_text()
+    for name in FIXES:  # the task folders come along
+        patch = (merged_out / "fix" / name / "patch.diff").read_text()
+        assert patch == (batch_out / "fix" / name / "patch.diff").read_text()
+
+
+def test_shards_k_of_n_split_the_tasks_round_robin(tmp_path: Path):
+    case = make_batch(tmp_path)
+    printed = case.agentci("matrix", str(case.recipe), "--shards", "3")
+    assert printed.returncode == 0, printed.stderr
+    entries = json.loads(printed.stdout)["include"]
+    assert [(e["shard"], e["tasks"]) for e in entries] == [
+        ("1/3", ["t1", "t4"]), ("2/3", ["t2"]), ("3/3", ["t3"]),
+    ]  # fmt: skip
+    bad = case.agentci("run", str(case.recipe), "--shard", "nope", "--out", str(tmp_path / "o"))
+    assert bad.returncode == 2
+    assert "--shard nope: selects no task" in bad.stderr
+
+
+def test_sigterm_stops_every_task_and_each_writes_its_outputs(tmp_path: Path):
+    marker = f"1037.{os.getpid()}"  # a unique sleep: each task's model runs it, then waits
+    sleeper = [{"calls": [{"name": "run_shell_command", "args": {"command": f"sleep {marker}"}}]},
+               {"text": "slept"}]  # fmt: skip
+    allow = {"rules": [{"tool": "run_shell_command", "command": "sleep", "decision": "allow"}]}
+    case = make_batch(tmp_path, {f"t{i}": sleeper for i in range(1, 5)}, policy=allow)
+    out = tmp_path / "out"
+    proc = case.popen("batch", str(case.recipe), "--jobs", "4", "--out", str(out))
+    try:
+        wait_for(lambda: len(pids_with(f"sleep {marker}")) == 4, 120, "four running tasks")
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=120)
+    finally:
+        kill_all(pids_with(f"sleep {marker}"))
+    assert proc.returncode == 143, stderr
+    merged = result(out)
+    assert (merged["status"], merged["exit_code"]) == ("cancelled", 143)
+    assert [t["status"] for t in merged["tasks"]] == ["cancelled"] * 4
+    for i in range(1, 5):
+        task_out = out / "fix" / f"t{i}"
+        assert (task_out / "patch.diff").is_file() and (task_out / "junit.xml").is_file()
+        assert (task_out / "summary.md").is_file()
+        assert result(task_out)["exit_code"] == 143
+        last = jsonl_lines(task_out / "events.jsonl")[-1]
+        assert (last["type"], last["status"], last["exit_code"]) == (
+            "run_finished",
+            "cancelled",
+            143,
+        )
+    assert len(suites(out / "junit.xml")) == 4
+    assert not pids_with(f"sleep {marker}")  # no tool outlives the batch
+
+
+def test_budget_total_holds_across_four_concurrent_tasks(tmp_path: Path):
+    cap = 20_000
+    writes = [{"calls": [{"name": "write_file", "args": {"file_path": f"notes/{n}.txt",
+                                                          "content": "x" * 200}}],
+               "delay_seconds": 0.2}  # the calls of the four tasks overlap
+              for n in range(60)]  # fmt: skip
+    case = make_batch(
+        tmp_path,
+        {f"t{i}": [*writes, {"text": "done"}] for i in range(1, 5)},
+        model={"name": "scripted:t1.yaml", "max_output_tokens": 300},
+        budget={"total": {"max_tokens": cap}},
+        t4_turns=None,
+        verify=False,
+    )
+    out = tmp_path / "out"
+    done = case.agentci("batch", str(case.recipe), "--jobs", "4", "--out", str(out))
+    assert done.returncode == 3, done.stderr
+    merged = result(out)
+    assert merged["totals"]["usage"]["total_tokens"] <= cap
+    exhausted = [t for t in merged["tasks"] if "total.max_tokens" in t["reason"]]
+    assert exhausted, merged["tasks"]
+    assert all(t["usage"]["model_calls"] >= 2 for t in merged["tasks"])  # all four took part

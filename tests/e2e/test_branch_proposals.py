@@ -1,0 +1,86 @@
+"""``outputs.branch`` and ``already_proposed``: a maintenance task commits its patch to a local
+branch; a rerun that finds the same change on a branch (local or remote-tracking) does not
+propose it again — with ``--skip-if-proposed`` without calling the model at all."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import yaml
+from e2e_scenario import GIT_ENV, make_case, write_call
+
+from agentci.testing.cli import run_recipe
+
+BRANCH = "agentci/maint-bump"
+RECIPE = {
+    "name": "maint",
+    "workspace": {"isolation": "worktree"},
+    "allow_no_changes": False,
+    "outputs": {"branch": {"commit_message": "chore: {{ task }} by {{ recipe }}"}},
+    "tasks": [{"name": "bump", "prompt": "Bump the version."}],
+}
+SCRIPT = [write_call("VERSION", "1.1\n"), {"text": "Bumped VERSION to 1.1."}]
+
+
+def git(cwd: Path, *args: str, stdin: str | None = None) -> str:
+    import os
+
+    done = subprocess.run(["git", *args], cwd=cwd, env={**os.environ, **GIT_ENV}, input=stdin,
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_a_successful_task_is_committed_to_its_branch(tmp_path: Path):
+    case = make_case(tmp_path, SCRIPT, RECIPE, {"VERSION": "1.0\n"})
+    run = case.run()
+    assert run.code == 0, run.stderr
+    branch = run.result["tasks"][0]["extra"]["branch"]
+    assert branch["name"] == BRANCH
+    assert git(case.repo, "rev-parse", BRANCH).strip() == branch["commit"]
+    message = git(case.repo, "log", "-1", "--format=%B", BRANCH)
+    assert message.startswith("chore: bump by maint\n\nBumped VERSION to 1.1.\n")
+    patch = run.patch
+    patch_id = git(case.repo, "patch-id", "--stable", stdin=patch).split()[0]
+    assert f"Agentci-Patch-Hash: {patch_id}\n" in message
+    assert f"Agentci-Base: {git(case.repo, 'rev-parse', 'HEAD').strip()}\n" in message
+    assert git(case.repo, "show", f"{BRANCH}:VERSION") == "1.1\n"
+    assert git(case.repo, "diff", "--name-only", "HEAD", BRANCH) == "VERSION\n"
+    # the user's checkout is untouched: same branch, clean tree
+    assert git(case.repo, "branch", "--show-current") == "main\n"
+    assert git(case.repo, "status", "--porcelain") == ""
+
+
+def test_a_rerun_of_a_proposed_task_is_skipped_without_a_model_call(tmp_path: Path):
+    case = make_case(tmp_path, SCRIPT, RECIPE, {"VERSION": "1.0\n"})
+    assert case.run().code == 0
+    # the nightly job: a fresh clone, where the branch is only remote-tracking
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(case.repo), str(clone))
+    assert git(clone, "branch", "--list", BRANCH) == ""
+    (tmp_path / "script.yaml").write_text(yaml.safe_dump([]))  # any model call would fail
+    out = tmp_path / "rerun"
+    run = run_recipe(case.recipe, out, "--skip-if-proposed", cwd=clone)
+    assert run.code == 0, run.stderr
+    task = run.result["tasks"][0]
+    assert task["status"] == "no_changes"
+    assert task["reason"].startswith("already_proposed: origin/agentci/maint-bump")
+    assert run.result["usage"]["model_calls"] == 0
+    assert [e.type for e in run.events if e.type in ("turn_started", "usage")] == []
+    assert git(clone, "branch", "--list", BRANCH) == ""  # no new local branch either
+
+
+def test_the_same_change_found_again_is_not_committed_twice(tmp_path: Path):
+    case = make_case(tmp_path, SCRIPT, RECIPE, {"VERSION": "1.0\n"})
+    first = case.run()
+    assert first.code == 0
+    tip = git(case.repo, "rev-parse", BRANCH)
+    run = case.run()  # without --skip-if-proposed: the model works, the re-check finds it
+    assert run.code == 0, run.stderr
+    task = run.result["tasks"][0]
+    assert (task["status"], task["usage"]["model_calls"]) == ("no_changes", 2)
+    assert task["reason"].startswith(f"already_proposed: {BRANCH}")
+    assert git(case.repo, "rev-parse", BRANCH) == tip
+    finished = [e for e in run.events if e.type == "task_finished"]
+    assert [(e.status, e.exit_code) for e in finished] == [("no_changes", 0)]
