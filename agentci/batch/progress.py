@@ -96,7 +96,7 @@ class Board:
         """One event of task ``key`` (``line``: its console line, if it has one)."""
         from agentci.outputs.redact import neutralise_workflow_commands
 
-        progress = self.progress[key]
+        progress = self.progress.get(key) or Progress(task=key)
         progress.update(event)
         progress.task = key
         text = neutralise_workflow_commands(self.sanitize(line)) if line is not None else None
@@ -114,8 +114,9 @@ class Board:
                 self._print("::endgroup::")
         elif self.mode == "live":
             if isinstance(event, ev.RunFinished):
-                self._print(self.sanitize(_ended(key, event)))
                 self.progress.pop(key, None)
+                self._redraw()  # first, so the printed line does not redraw a stale view
+                self._print(self.sanitize(_ended(key, event)))
             self._redraw()
 
     def close(self) -> None:

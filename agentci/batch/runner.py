@@ -48,8 +48,9 @@ from agentci.recipe.schema import Recipe
 
 def isolate(tasks: list[BatchTask], base_dir: Path) -> tuple[dict[str, Recipe], list[str]]:
     """Each recipe of the batch, with ``isolation: worktree`` (``copy`` outside a git
-    repository) when its tasks share an in-place workspace with another task; and a note per
-    recipe changed."""
+    repository) when its tasks share an in-place workspace with another task — of the batch,
+    or of the recipe (so a shard of a recipe is isolated as the whole recipe would be); and a
+    note per recipe changed."""
     from agentci.workspace import ensure_git
 
     def where(t: BatchTask) -> Path:
@@ -61,7 +62,8 @@ def isolate(tasks: list[BatchTask], base_dir: Path) -> tuple[dict[str, Recipe], 
     for t in tasks:
         recipe = recipes.setdefault(t.recipe.name, t.recipe)
         ws = recipe.workspace
-        if ws.isolation != "none" or sharing[where(t)] < 2 or recipe is not t.recipe:
+        shared = sharing[where(t)] > 1 or len(t.recipe.tasks or []) > 1
+        if ws.isolation != "none" or not shared or recipe is not t.recipe:
             continue
         path = where(t)
         isolation = "worktree" if path.is_dir() and ensure_git(path) is not None else "copy"

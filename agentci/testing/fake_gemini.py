@@ -6,7 +6,8 @@ Point the real google-genai SDK (or agentci, or Gemini CLI) at it with
 ``/v1beta1/[projects/P/locations/L/]publishers/google/models/{model}:…``),
 ``:streamGenerateContent?alt=sse`` (SSE over chunked HTTP/1.1, TCP_NODELAY) and ``:countTokens``;
 each generate call consumes the next turn of the script (:mod:`agentci.testing.fake_script`),
-and every request is recorded for assertions.
+after ``latency`` seconds (0 by default; benchmarks give the model a think time), and every
+request is recorded for assertions.
 
 In tests::
 
@@ -70,6 +71,7 @@ class RecordedRequest:
 @dataclass
 class _State:
     turns: list[Turn]
+    latency: float = 0.0  # seconds each generate call waits before its answer
     requests: list[RecordedRequest] = field(default_factory=list)
     next_turn: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -140,6 +142,8 @@ class _Handler(BaseHTTPRequestHandler):
                 headers["Retry-After"] = f"{turn.error.retry_after:g}"
             self._json(turn.error.code, turn.error.body(), headers)
             return
+        if state.latency:  # a model's think time (benchmarks); stopping the server ends it
+            state.closing.wait(state.latency)
         usage = UsageSpec(prompt=max(1, len(raw) // 4), output=8)
         chunks = turn.build_chunks(usage, model)
         if action == "generateContent":
@@ -231,8 +235,9 @@ class FakeGemini:
         port: int = 0,
         host: str = "127.0.0.1",
         verbose: bool = False,
+        latency: float = 0.0,
     ) -> None:
-        self._state = _State(parse_script(turns or []))
+        self._state = _State(parse_script(turns or []), latency=latency)
         self._server = _Server((host, port), self._state, verbose)
         self._thread: threading.Thread | None = None
 
@@ -302,10 +307,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--port", type=int, default=0, help="0 picks a free port")
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--record", help="write every request as JSONL here when stopped")
+    ap.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
     fake = FakeGemini(
-        load_script(args.script), port=args.port, host=args.host, verbose=args.verbose
+        load_script(args.script),
+        port=args.port,
+        host=args.host,
+        verbose=args.verbose,
+        latency=args.latency,
     )
     signal.signal(signal.SIGTERM, _interrupt)
     print(f"GOOGLE_GEMINI_BASE_URL={fake.base_url}", flush=True)

@@ -71,6 +71,7 @@ def test_matrix_shards_merged_equal_the_batch(tmp_path: Path):
         ran = case.agentci("run", entry["recipe"], "--shard", entry["shard"], "--out", str(shard_out))  # fmt: skip
         assert ran.returncode == {"t3": 1, "t4": 3}.get(entry["shard"], 0), ran.stderr
         shard_dirs.append(str(shard_out))
+    assert git(case.repo, "status", "--porcelain") == ""  # each shard's task had a worktree
     merged_out = tmp_path / "merged"
     merged = case.agentci("report", "merge", *shard_dirs, "--out", str(merged_out))
     assert merged.returncode == 3, merged.stderr
@@ -150,3 +151,14 @@ def test_budget_total_holds_across_four_concurrent_tasks(tmp_path: Path):
     exhausted = [t for t in merged["tasks"] if "total.max_tokens" in t["reason"]]
     assert exhausted, merged["tasks"]
     assert all(t["usage"]["model_calls"] >= 2 for t in merged["tasks"])  # all four took part
+
+
+def test_fail_fast_starts_no_task_after_a_failure(tmp_path: Path):
+    case = make_batch(tmp_path, {"t1": [{"text": "nothing to do here"}]})
+    out = tmp_path / "out"
+    done = case.agentci("batch", str(case.recipe), "--fail-fast", "--out", str(out))
+    assert done.returncode == 1, done.stderr
+    merged = result(out)
+    assert [(t["task"], t["exit_code"]) for t in merged["tasks"]] == [("t1", 1)]
+    assert merged["not_run"] == ["fix/t2", "fix/t3", "fix/t4"]
+    assert not (out / "fix" / "t2").exists()
