@@ -19,12 +19,8 @@ from typing import Any
 import junitparser
 import yaml
 
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@t.invalid",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@t.invalid",
-}
+from agentci.testing.repo import commit_repo
+
 #: The venv's python (with pytest) first on PATH, for the verify commands.
 ENV = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
 FIXES = {"t1": "1", "t2": "2", "t3": "99", "t4": "4"}  # what each task's model writes
@@ -33,13 +29,6 @@ EXPECTED = {"t1": "success", "t2": "success", "t3": "verify_failed", "t4": "budg
 
 def module(value: str) -> str:
     return f"def value():\n    return {value}\n"
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, env={**os.environ, **GIT_ENV},
-                          capture_output=True, text=True)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 @dataclass
@@ -92,12 +81,7 @@ def make_batch(
         files[f"tests/test_m{i}.py"] = (
             f"from mods.m{i} import value\n\n\ndef test_value():\n    assert value() == {i}\n"
         )
-    for name, text in files.items():
-        (case.repo / name).parent.mkdir(parents=True, exist_ok=True)
-        (case.repo / name).write_text(text)
-    git(case.repo, "init", "-q", "-b", "main")
-    git(case.repo, "add", "-A")
-    git(case.repo, "commit", "-q", "-m", "initial")
+    commit_repo(case.repo, files)
     tasks = []
     for i in range(1, 5):
         name = f"t{i}"

@@ -15,13 +15,14 @@ from batch_scenario import (
     FIXES,
     comparable_junit,
     comparable_result,
-    git,
     make_batch,
     module,
     result,
     suites,
 )
 from e2e_scenario import jsonl_lines, kill_all, pids_with, wait_for
+
+from agentci.testing.repo import git
 
 
 def test_four_tasks_at_once_give_four_isolated_patches_and_one_merged_report(tmp_path: Path):

@@ -8,9 +8,10 @@ import subprocess
 from pathlib import Path
 
 import yaml
-from e2e_scenario import GIT_ENV, make_case, write_call
+from e2e_scenario import make_case, write_call
 
 from agentci.testing.cli import run_recipe
+from agentci.testing.repo import git, git_env
 
 BRANCH = "agentci/maint-bump"
 RECIPE = {
@@ -23,15 +24,6 @@ RECIPE = {
 SCRIPT = [write_call("VERSION", "1.1\n"), {"text": "Bumped VERSION to 1.1."}]
 
 
-def git(cwd: Path, *args: str, stdin: str | None = None) -> str:
-    import os
-
-    done = subprocess.run(["git", *args], cwd=cwd, env={**os.environ, **GIT_ENV}, input=stdin,
-                          capture_output=True, text=True)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
 def test_a_successful_task_is_committed_to_its_branch(tmp_path: Path):
     case = make_case(tmp_path, SCRIPT, RECIPE, {"VERSION": "1.0\n"})
     run = case.run()
@@ -42,7 +34,9 @@ def test_a_successful_task_is_committed_to_its_branch(tmp_path: Path):
     message = git(case.repo, "log", "-1", "--format=%B", BRANCH)
     assert message.startswith("chore: bump by maint\n\nBumped VERSION to 1.1.\n")
     patch = run.patch
-    patch_id = git(case.repo, "patch-id", "--stable", stdin=patch).split()[0]
+    done = subprocess.run(["git", "patch-id", "--stable"], cwd=case.repo, env=git_env(),
+                          input=patch, capture_output=True, text=True, check=True)  # fmt: skip
+    patch_id = done.stdout.split()[0]
     assert f"Agentci-Patch-Hash: {patch_id}\n" in message
     assert f"Agentci-Base: {git(case.repo, 'rev-parse', 'HEAD').strip()}\n" in message
     assert git(case.repo, "show", f"{BRANCH}:VERSION") == "1.1\n"
