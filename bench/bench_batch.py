@@ -1,8 +1,9 @@
 """``agentci batch`` at --jobs 1, 4, 8 and 16: wall time, efficiency vs ideal, CPU, peak RSS.
 
 16 tasks of one recipe on one temp git repository (so every task gets its own git worktree).
-Each task talks to its own loopback ``fake_gemini`` server through the real google-genai SDK;
-every model call waits ``--latency`` seconds (default 0.3) before its answer. A task makes three
+The tasks talk to one loopback ``fake_gemini`` server through the real google-genai SDK, each
+with its own model name and so its own script; every model call waits ``--latency`` seconds
+(default 0.3) before its answer. A task makes three
 calls: read a file, write it, answer. Everything else is real: worktrees, snapshots, the patch,
 the outputs of each task and the merged ones.
 
@@ -56,18 +57,20 @@ def prepare(root: Path, tasks: int) -> Path:
 
 
 def run_batch(root: Path, repo: Path, tasks: int, jobs: int, latency: float) -> dict:
-    fakes = [FakeGemini(script(i), latency=latency).start() for i in range(tasks)]
+    models = [f"gemini-bench-t{i:02d}" for i in range(tasks)]  # one script per task's model
+    fake = FakeGemini(scripts={m: script(i) for i, m in enumerate(models)}, latency=latency)
+    fake.start()
     try:
         recipe = {
             "version": 1, "name": "bench", "sandbox": "none",
             "model": {"name": "gemini-2.5-flash"},
             "tasks": [{"name": f"t{i:02d}", "prompt": f"Set VALUE in src/m{i:02d}.py to {i + 1}.",
-                       "model": {"base_url": fakes[i].base_url}} for i in range(tasks)],
+                       "model": {"name": models[i]}} for i in range(tasks)],
         }  # fmt: skip
         path = root / f"recipe-{jobs}.yaml"
         path.write_text(yaml.safe_dump(recipe, sort_keys=False))
         out = root / f"out-{jobs}"
-        env = {**os.environ, **fakes[0].env(), "CI": "1"}
+        env = {**os.environ, **fake.env(), "CI": "1"}
         env.pop("GITHUB_ACTIONS", None)
         cmd = [sys.executable, "-m", "agentci", "batch", str(path), "--jobs", str(jobs),
                "--out", str(out), "-q"]  # fmt: skip
@@ -79,7 +82,7 @@ def run_batch(root: Path, repo: Path, tasks: int, jobs: int, latency: float) -> 
         stderr = proc.stderr.read().decode() if proc.stderr else ""
         code = os.waitstatus_to_exitcode(status)
         result = json.loads((out / "result.json").read_text())
-        calls = sum(len(f.generate_requests) for f in fakes)
+        calls = len(fake.generate_requests)
         if code != 0 or result["totals"]["statuses"] != {"success": tasks} or calls != 3 * tasks:
             raise SystemExit(
                 f"jobs {jobs}: exit {code}, {result['totals']}, {calls} calls\n{stderr}"
@@ -87,8 +90,7 @@ def run_batch(root: Path, repo: Path, tasks: int, jobs: int, latency: float) -> 
         return {"jobs": jobs, "wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
                 "rss_mb": usage.ru_maxrss / 1024}  # fmt: skip
     finally:
-        for fake in fakes:
-            fake.stop()
+        fake.stop()
 
 
 def main() -> int:

@@ -130,6 +130,8 @@ class BatchRunner:
             from agentci.providers.gemini import SdkPaths
 
             self.sdk_paths = SdkPaths()
+            # the SDK's import (about a second) overlaps the first tasks' workspaces and setup
+            asyncio.get_running_loop().run_in_executor(None, _import_sdk)
         slots = asyncio.Semaphore(self.jobs)
         outputs = await asyncio.gather(*(self._one(t, slots) for t in self.tasks))
         done = [o for o in outputs if o is not None]
@@ -222,3 +224,11 @@ class BatchRunner:
         )
         finish_run(report, {task.plan.name: ""}, out_dir=out, emitter=emitter,
                    redactor=self.redactor)  # fmt: skip
+
+
+def _import_sdk() -> None:
+    """Import google-genai (the first model call would)."""
+    import contextlib
+
+    with contextlib.suppress(Exception):
+        import google.genai  # noqa: F401

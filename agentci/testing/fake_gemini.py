@@ -5,9 +5,10 @@ Point the real google-genai SDK (or agentci, or Gemini CLI) at it with
 ``POST /{v1,v1beta,v1alpha}/models/{model}:generateContent`` (and Vertex AI's
 ``/v1beta1/[projects/P/locations/L/]publishers/google/models/{model}:…``),
 ``:streamGenerateContent?alt=sse`` (SSE over chunked HTTP/1.1, TCP_NODELAY) and ``:countTokens``;
-each generate call consumes the next turn of the script (:mod:`agentci.testing.fake_script`),
-after ``latency`` seconds (0 by default; benchmarks give the model a think time), and every
-request is recorded for assertions.
+each generate call consumes the next turn of the script (:mod:`agentci.testing.fake_script`)
+— or, for a model named in ``scripts``, the next turn of that model's own script, so tasks
+running at once can each have their conversation —, after ``latency`` seconds (0 by default;
+benchmarks give the model a think time), and every request is recorded for assertions.
 
 In tests::
 
@@ -72,6 +73,8 @@ class RecordedRequest:
 class _State:
     turns: list[Turn]
     latency: float = 0.0  # seconds each generate call waits before its answer
+    by_model: dict[str, list[Turn]] = field(default_factory=dict)  # scripts of their own
+    next_by_model: dict[str, int] = field(default_factory=dict)
     requests: list[RecordedRequest] = field(default_factory=list)
     next_turn: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -126,14 +129,18 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(404, ErrorSpec(code=404, message=f"fake_gemini: no action {action}").body())
             return
         with state.lock:
-            rec.turn = state.next_turn
+            own = state.by_model.get(model)  # this model's own script, when it has one
+            turns = state.turns if own is None else own
+            index = state.next_turn if own is None else state.next_by_model.get(model, 0)
+            rec.turn = index
             state.requests.append(rec)
-            turn = state.turns[state.next_turn] if state.next_turn < len(state.turns) else None
-            state.next_turn += 1
+            turn = turns[index] if index < len(turns) else None
+            if own is None:
+                state.next_turn += 1
+            else:
+                state.next_by_model[model] = index + 1
         if turn is None:
-            msg = (
-                f"fake_gemini: the script has no turn {rec.turn + 1} (it holds {len(state.turns)})"
-            )
+            msg = f"fake_gemini: the script has no turn {index + 1} (it holds {len(turns)})"
             self._json(400, ErrorSpec(code=400, status="FAILED_PRECONDITION", message=msg).body())
             return
         if turn.error is not None:
@@ -236,8 +243,10 @@ class FakeGemini:
         host: str = "127.0.0.1",
         verbose: bool = False,
         latency: float = 0.0,
+        scripts: dict[str, list[Any]] | None = None,
     ) -> None:
-        self._state = _State(parse_script(turns or []), latency=latency)
+        by_model = {m: parse_script(t) for m, t in (scripts or {}).items()}
+        self._state = _State(parse_script(turns or []), latency=latency, by_model=by_model)
         self._server = _Server((host, port), self._state, verbose)
         self._thread: threading.Thread | None = None
 

@@ -128,3 +128,19 @@ def test_cli_serves_a_script(tmp_path: Path) -> None:
     assert (
         json.loads(record.read_text().splitlines()[0])["path"] == "/v1beta/models/m:generateContent"
     )
+
+
+def test_a_model_with_its_own_script_keeps_its_conversation_whatever_the_order() -> None:
+    scripts = {"gemini-a": [{"text": "a1"}, {"text": "a2"}], "gemini-b": [{"text": "b1"}]}
+    with FakeGemini([{"text": "shared"}], scripts=scripts) as fake:
+
+        def answer(model: str) -> tuple[int, str]:
+            code, _, data = post(f"{fake.base_url}/v1beta/models/{model}:generateContent", {})
+            body = json.loads(data)
+            return code, body["candidates"][0]["content"]["parts"][0]["text"] if code == 200 else ""
+
+        assert [answer(m) for m in ("gemini-a", "gemini-b", "gemini-other", "gemini-a")] == [
+            (200, "a1"), (200, "b1"), (200, "shared"), (200, "a2"),
+        ]  # fmt: skip
+        code, _, data = post(f"{fake.base_url}/v1beta/models/gemini-b:generateContent", {})
+        assert code == 400 and b"no turn 2 (it holds 1)" in data
