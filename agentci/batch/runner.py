@@ -159,7 +159,7 @@ class BatchRunner:
                     await self._run(task, out, emitter)
             finally:
                 emitter.close()
-            output = read_task_output(out)
+            output = _read(out, task)
             if int(output.task.get("exit_code") or 0) != 0 and self.fail_fast:
                 self.failed = True
             return output
@@ -232,3 +232,16 @@ def _import_sdk() -> None:
 
     with contextlib.suppress(Exception):
         import google.genai  # noqa: F401
+
+
+def _read(out: Path, task: BatchTask) -> TaskOutput:
+    """The task's outputs; when its result.json cannot be read (a full disk), an
+    ``internal_error`` entry, so the merged outputs still list it."""
+    from agentci.errors import InvalidInput
+
+    try:
+        return read_task_output(out)
+    except InvalidInput as err:
+        entry = {"name": task.plan.name, "status": "internal_error", "exit_code": 70,
+                 "reason": f"its outputs could not be read: {err}"}  # fmt: skip
+        return TaskOutput(out, {"recipe_name": task.recipe.name, **entry, "tasks": [entry]})
