@@ -102,6 +102,7 @@ class Session:
             if turn.parts:
                 state.messages.append(turn.message)
             if isinstance(turn.stopped, LoopHit):  # the answer was cut off: it chanted
+                self.continuation.drop()
                 async for event in self._recover(turn.stopped, []):
                     yield event
                 continue

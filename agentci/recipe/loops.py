@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt
+import re
+
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator
 
 #: Model names the judge may use: a Gemini (or Gemma) model, asked through the task's provider.
-JUDGE_MODEL_PATTERN = r"^(models/)?(gemini|gemma|learnlm)-[\w.-]+$"
+JUDGE_MODEL = re.compile(r"^(models/)?(gemini|gemma|learnlm)-[\w.-]+$")
 
 
 class _Strict(BaseModel):
@@ -19,7 +21,6 @@ class ModelCheck(_Strict):
     enabled: bool = False
     model: str | None = Field(
         default=None,
-        pattern=JUDGE_MODEL_PATTERN,
         description="The model that judges (default: the task's model); a cheaper one such as "
         "gemini-2.5-flash-lite is usually enough. Asked through the task's provider.",
     )
@@ -28,6 +29,16 @@ class ModelCheck(_Strict):
     min_confidence: float = Field(
         default=0.9, ge=0, le=1, description="A verdict this confident counts as a loop."
     )
+
+    @field_validator("model")
+    @classmethod
+    def _gemini(cls, value: str | None) -> str | None:
+        if value is not None and not JUDGE_MODEL.match(value):
+            raise ValueError(
+                f"{value!r} is not a model the judge can use: name a Gemini model "
+                "(gemini-2.5-flash-lite, …), asked through the task's provider"
+            )
+        return value
 
 
 class LoopDetection(_Strict):

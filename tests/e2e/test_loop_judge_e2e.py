@@ -11,6 +11,7 @@ from e2e_scenario import assert_agree, make_case
 
 from agentci.events import types as ev
 from agentci.providers.pricing import cost_for
+from agentci.testing.cli import agentci
 from agentci.testing.fake_gemini import FakeGemini
 from agentci.usage import Usage
 
@@ -136,3 +137,14 @@ def test_a_judge_that_fails_is_reported_and_not_asked_again(tmp_path: Path):
     assert models == ["gemini-2.5-flash", JUDGE, "gemini-2.5-flash", "gemini-2.5-flash"]
     failed = [e for e in run.events if isinstance(e, ev.Error) and e.kind == "loop_check_failed"]
     assert len(failed) == 1 and "off for this task" in failed[0].message
+
+
+def test_a_judge_model_agentci_cannot_serve_is_bad_input(tmp_path: Path):
+    data = recipe()
+    data["loop_detection"]["model_check"]["model"] = "gpt-4o"
+    case = make_case(tmp_path, None, data, FILES)
+    done = agentci("validate", str(case.recipe))
+    assert done.returncode == 2
+    assert (
+        "loop_detection.model_check.model: 'gpt-4o' is not a model the judge can use" in done.stderr
+    )

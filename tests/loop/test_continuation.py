@@ -85,3 +85,14 @@ def test_three_continuations_by_default(repo_factory):
     with pytest.raises(BudgetExhausted):
         collect(make_session(repo, provider))
     assert len(provider.requests) == 4
+
+
+def test_a_continuation_that_chants_is_not_joined_to_the_next_answer(repo_factory):
+    repo = repo_factory({"a.txt": "x\n"})
+    chant = "I will now run the tests again to see whether they pass. " * 30
+    provider = ScriptedProvider([cut("The cause is"), Reply(text=chant), Reply(text="Done.")])
+    session = make_session(repo, provider)
+    events = collect(session)
+    loops = [e for e in events if isinstance(e, ev.LoopDetectedEvent)]
+    assert [(e.kind, e.recovering) for e in loops] == [("content", True)]
+    assert session.state.final_text == "Done."
