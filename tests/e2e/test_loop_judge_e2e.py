@@ -131,12 +131,18 @@ def test_a_judge_that_fails_is_reported_and_not_asked_again(tmp_path: Path):
     case = make_case(tmp_path, None, recipe(after_turns=1, every_turns=1), FILES)
     turns = [read("a.txt"), {"error": {"code": 404}}, read("b.txt"), DONE]
     with FakeGemini(turns) as fake:
-        run = case.run(env=fake.env())
+        run = case.run(env={**fake.env(), "GITHUB_ACTIONS": "true"})
         models = [r.model for r in fake.generate_requests]
     assert_agree(run, "no_changes", 0)
     assert models == ["gemini-2.5-flash", JUDGE, "gemini-2.5-flash", "gemini-2.5-flash"]
     failed = [e for e in run.events if isinstance(e, ev.Error) and e.kind == "loop_check_failed"]
     assert len(failed) == 1 and "off for this task" in failed[0].message
+    warnings = [line for line in run.stdout.splitlines() if line.startswith("::warning")]
+    assert len(warnings) == 1
+    assert warnings[0].startswith(
+        "::warning title=agentci::agentci model-judged loop check failed: the model-judged "
+        "loop check failed and is off for this task: "
+    )
 
 
 def test_a_judge_model_agentci_cannot_serve_is_bad_input(tmp_path: Path):
