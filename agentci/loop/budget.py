@@ -202,9 +202,9 @@ class BudgetTracker:
     ) -> tuple[ModelRequest, int, float]:
         """The request to send, its worst case in tokens and in USD; or BudgetExhausted."""
         self.check_wall()
-        if prompt_tokens is None:
-            prompt_tokens = self.estimate_prompt_tokens(state, request)
-        prompt = prompt_tokens
+        prompt = (
+            self.estimate_prompt_tokens(state, request) if prompt_tokens is None else prompt_tokens
+        )
         configured = request.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS
         allowed = configured
         for limit, used, cap in self._token_caps(state):
