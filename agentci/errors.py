@@ -14,6 +14,7 @@ Every way a run can end early is a typed exception; nothing is decided by matchi
      │    │    └── HookStopped  ... by a recipe hook (which one is in ``hook``)
      │    ├── ProviderFailed   the model API failed for good (auth, quota, retries spent)
  │    │    └── NoUsableAnswer   ... every try gave an answer that cannot be used (empty, ...)
+     │    ├── OutputInvalid    no answer matching output.schema after every attempt
      │    └── LogUnwritable    events.jsonl cannot be written (a full disk): internal_error
      └── ToolFailure           a tool could not do what was asked; the message goes back to
                                the model as the tool's error and the loop goes on
@@ -135,6 +136,12 @@ class NoUsableAnswer(ProviderFailed):
     """Every corrective retry of a model call gave an answer that cannot be used (empty,
     thoughts only, a malformed function call): ``provider_error`` for a turn; a history
     compression takes it as an empty summary."""
+
+
+class OutputInvalid(StopRun):
+    """The model handed in no answer matching ``output.schema`` within ``output.attempts``."""
+
+    status = "invalid_output"
 
 
 class ToolFailure(AgentciError):

@@ -20,6 +20,7 @@ class Status(str, Enum):
     loop_detected = "loop_detected"
     blocked = "blocked"
     provider_error = "provider_error"
+    invalid_output = "invalid_output"
     internal_error = "internal_error"
     cancelled = "cancelled"
 
@@ -33,6 +34,7 @@ EXIT_CODES: dict[Status, int] = {
     Status.loop_detected: 4,
     Status.blocked: 5,
     Status.provider_error: 6,
+    Status.invalid_output: 7,
     Status.internal_error: 70,
     Status.cancelled: 130,
 }
@@ -64,6 +66,7 @@ _SEVERITY = [
     Status.blocked,
     Status.loop_detected,
     Status.budget_exhausted,
+    Status.invalid_output,
     Status.verify_failed,
     Status.no_changes,
     Status.success,

@@ -38,18 +38,29 @@ class RunStarted(_Event):
     agentci_version: str
 
 
+class ContextFileInfo(BaseModel):
+    """A project context file as loaded: workspace-relative path, bytes sent, cut or not."""
+
+    path: str
+    bytes: int
+    truncated: bool = False
+
+
 class TaskStarted(_Event):
     """A task's agent is about to start: its model, workspace and the rendered prompt. Emitted
     after setup and the baseline verify (the prompt may quote its failures); ``prompt`` is ""
     when the task ended before its prompt could be rendered (a failed setup, a verify command
     that cannot run). ``search_engine`` names the engine behind ``glob``/``grep_search``
-    (e.g. ``ripgrep 14.1.0``, or the RE2 fallback)."""
+    (e.g. ``ripgrep 14.1.0``, or the RE2 fallback). ``context_files`` are the project
+    context files the model reads before the prompt (AGENTS.md, …), in order, with the bytes
+    sent and whether the cap cut them."""
 
     type: Literal["task_started"] = "task_started"
     model: str
     workspace: str
     prompt: str
     search_engine: str | None = None
+    context_files: list[ContextFileInfo] = Field(default_factory=list)
 
 
 class TurnStarted(_Event):

@@ -7,7 +7,15 @@ from pathlib import Path
 from typing import Any
 
 from agentci.recipe.render import render
-from agentci.recipe.schema import Budget, Guards, ModelConfig, Recipe, TaskModel, Verify
+from agentci.recipe.schema import (
+    Budget,
+    ContextFiles,
+    Guards,
+    ModelConfig,
+    Recipe,
+    TaskModel,
+    Verify,
+)
 
 
 @dataclass
@@ -25,6 +33,12 @@ class TaskPlan:
     allow_no_changes: bool
     out_dir: Path
     values: dict[str, Any]
+    mode: str = "auto_edit"  # the policy's mode (the system prompt names it)
+    context: ContextFiles | bool = True  # project_context (agentci/context/memory.py)
+    system_replace: str | None = None  # system_prompt, read and rendered (recipe/attachments.py)
+    system_append: str = ""
+    output_schema: dict[str, Any] | None = None  # output.schema, loaded
+    output_attempts: int = 3
 
     def render_prompt(self, extra: dict[str, Any] | None = None) -> str:
         """The task's prompt with the parameters (and ``extra`` variables) filled in."""
@@ -50,6 +64,7 @@ def plan_tasks(recipe: Recipe, values: dict[str, Any], out_dir: Path) -> list[Ta
                 allow_no_changes=recipe.allow_no_changes,
                 out_dir=out_dir,
                 values=values,
+                **_shared(recipe),
             )
         ]
     plans = []
@@ -75,9 +90,20 @@ def plan_tasks(recipe: Recipe, values: dict[str, Any], out_dir: Path) -> list[Ta
                 ),
                 out_dir=out_dir / "tasks" / task.name,
                 values=values,
+                **_shared(recipe),
             )
         )
     return plans
+
+
+def _shared(recipe: Recipe) -> dict[str, Any]:
+    """Plan fields every task takes from the recipe as it is (files are loaded later)."""
+    attempts = recipe.output.attempts if recipe.output is not None else 3
+    return {
+        "mode": recipe.policy.mode,
+        "context": recipe.project_context,
+        "output_attempts": attempts,
+    }
 
 
 def merge_budget(recipe: Budget, task: Budget | None) -> Budget:

@@ -126,7 +126,13 @@ def check_recipe(
     problems.extend(_hook_problems(recipe, path.resolve().parent))
     plans: list[TaskPlan] = []
     if not problems:
+        from agentci.recipe.attachments import attach
+
         plans = plan_tasks(recipe, values, out_dir or Path(recipe.outputs.dir))
+        try:
+            attach(recipe, plans, path.resolve().parent, values)
+        except RecipeError as err:
+            problems.append(err)
         apply_budget_overrides(plans, overrides or {})
         try:
             check_cost_budget_prices(recipe, plans)

@@ -25,6 +25,7 @@ from agentci.loop.turn import Turn
 from agentci.providers.base import Message, ModelRequest, Part, TextPart, ToolResultPart, ToolSpec
 from agentci.recipe.schema import Context, ModelConfig
 from agentci.tools.scheduler import Scheduler
+from agentci.tools.submit import Answer
 
 
 class Session:
@@ -43,6 +44,7 @@ class Session:
         state: State | None = None,
         loops: LoopDetector | None = None,
         context: Context | None = None,
+        answer: Answer | None = None,
     ) -> None:
         self.chat = chat
         self.scheduler = scheduler
@@ -54,6 +56,7 @@ class Session:
         self.state = state or State()
         self.loops = loops or LoopDetector()
         self.meter = Meter(self.state, budget, price)
+        self.answer = answer  # output.schema: the session ends once a valid answer is handed in
         self.continuation = Continuation(model.max_continuations)
         check = self.loops.config.model_check
         self.judge = (
@@ -74,10 +77,12 @@ class Session:
             thinking_budget=self.model.thinking_budget,
         )
 
-    async def run(self, prompt: str) -> AsyncIterator[ev.Event]:
-        """Send ``prompt`` and loop until the model answers without calling a tool."""
+    async def run(self, prompt: str, *, context: str = "") -> AsyncIterator[ev.Event]:
+        """Send ``prompt`` (after the project ``context`` block, if any) and loop until the
+        model answers without calling a tool, or hands in its structured answer."""
         state = self.state
-        state.messages.append(Message(role="user", parts=[TextPart(prompt)]))
+        first = [TextPart(context)] if context else []
+        state.messages.append(Message(role="user", parts=[*first, TextPart(prompt)]))
         self.task_prompt = self.task_prompt or prompt
         self.loops.new_prompt()
         while True:
@@ -114,7 +119,11 @@ class Session:
                     state.messages.append(Message(role="user", parts=[TextPart(nudge)]))
                     continue
                 state.final_text = self.continuation.finish(text).strip()
-                return
+                nudge = self.answer.missing() if self.answer else None  # may raise OutputInvalid
+                if nudge is None:
+                    return
+                state.messages.append(Message(role="user", parts=[TextPart(nudge)]))
+                continue
             self.continuation.drop()
             allowed = self.budget.tool_calls_allowed(state, len(calls))
             batch = self.scheduler.batch(calls[:allowed])
@@ -133,6 +142,9 @@ class Session:
                     yield event
             else:
                 state.messages.append(Message(role="user", parts=results))
+            if self.answer is not None and self.answer.handed_in():  # may raise OutputInvalid
+                state.final_text = turn.message.text.strip()
+                return
             if allowed < len(calls):
                 cap = self.budget.budget.max_tool_calls or 0
                 raise BudgetExhausted("max_tool_calls", state.tool_calls + 1, cap)

@@ -7,6 +7,7 @@ reported and resumed with a follow-up prompt (e.g. verify feedback).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from agentci.providers.base import Message
 from agentci.usage import Usage
@@ -31,6 +32,7 @@ class State:
     usage: Usage = field(default_factory=Usage)  # every model call (attempt) of the task
     denials: list[Denial] = field(default_factory=list)
     final_text: str = ""
+    output: dict[str, Any] | None = None  # the structured answer (submit_result), once valid
     last_prompt_tokens: int = 0
 
     def add_call(self, call: Usage) -> None:

@@ -20,11 +20,10 @@ from agentci.loop.budget import BudgetTracker, RunTotals
 from agentci.loop.chat import Chat
 from agentci.loop.meter import PriceFn
 from agentci.loop.plan import TaskPlan
-from agentci.loop.prompts import system_prompt
+from agentci.loop.prompting import task_context, task_system, task_tools
 from agentci.loop.session import Session
 from agentci.loop.state import State
 from agentci.outcome import Status, exit_code_for
-from agentci.outputs.patchfacts import ignored_written_message
 from agentci.outputs.report import TaskReport
 from agentci.providers.base import Provider
 from agentci.recipe.schema import Recipe
@@ -76,6 +75,7 @@ class TaskRun:
         self._completed = False  # the work ended by itself (no stop, no signal, no error)
         self._announced = False  # task_started was emitted
         self._search_name: str | None = None  # the engine behind glob/grep_search, once chosen
+        self.context_files: list[dict[str, object]] = []  # project context files loaded
         self._workspace: Path | None = None
         self.check: ChangeCheck | None = None  # verify + guards (agentci/verify), once ready
         self.first = True
@@ -200,7 +200,8 @@ class TaskRun:
         report.turns = state.turns
         report.tool_calls = state.tool_calls
         report.usage = state.usage.model_copy()
-        report.summary = state.final_text
+        report.summary, report.output = state.final_text, state.output
+        report.context_files = self.context_files
         report.model = self.plan.model.name
         report.duration_ms = int((time.monotonic() - started) * 1000)
         tracker = self.tracker
@@ -213,7 +214,12 @@ class TaskRun:
                 report.changed_files = change.files
                 if self._completed:
                     report.status, report.reason = self._finished_status(not change.empty)
-                self._report_change(report, change, patch)
+                from agentci.outputs.change_report import report_change
+
+                redactor = self.settings.redactor
+                self.patch = report_change(
+                    report, change, patch, redactor, self.patch_base, self.emit
+                )
             except asyncio.CancelledError:
                 if self.signal_name is None:
                     raise
@@ -252,54 +258,6 @@ class TaskRun:
             )
         )
 
-    def _report_change(self, report: TaskReport, change: Change, patch: Patch) -> None:
-        """The patch (secrets masked in added lines), and what it leaves out, for the outputs."""
-        from agentci.outputs.change import MAX_FILE_BYTES
-        from agentci.outputs.redact import Redactor
-
-        redactor = self.settings.redactor or Redactor.from_environ()
-        self.patch, masked = redactor.redact_patch(patch.text)
-        info = {
-            "redacted": bool(masked), "redacted_files": masked, "omitted": patch.omitted,
-            "base": self.patch_base, "ignored_written": change.ignored_written,
-            "nested_repositories": change.nested_repos, "unreadable": change.unreadable,
-        }  # fmt: skip
-        report.extra["patch"] = info
-        warn = []
-        if masked:
-            warn.append(
-                (
-                    "patch_redacted",
-                    f"secrets were masked in added lines of "
-                    f"{', '.join(masked)}: patch.diff applies, but writes *** there",
-                )
-            )
-        if patch.omitted:
-            names = ", ".join(f"{o['path']} ({o['bytes']} bytes)" for o in patch.omitted)
-            warn.append(
-                (
-                    "patch_incomplete",
-                    f"patch.diff leaves out {len(patch.omitted)} "
-                    f"file(s) too large to inline (over {MAX_FILE_BYTES} bytes, or the "
-                    f"largest of a patch over the cap): {names}",
-                )
-            )
-            if report.status is Status.success and not report.reason:
-                report.reason = f"patch.diff is incomplete: it leaves out {names}"
-        if message := ignored_written_message(change.ignored_written):
-            warn.append(("ignored_files_written", message))
-        for repo in change.nested_repos:
-            warn.append(
-                (
-                    "nested_repository",
-                    f"the agent created a git repository at {repo}; it is not part of the patch",
-                )
-            )
-        for path in change.unreadable:
-            warn.append(("unreadable_file", f"{path} could not be read; it is not in the patch"))
-        for kind, message in warn:
-            self.emit(ev.Error(kind=kind, message=message))
-
     async def _work_on(self, workspace: Path) -> None:
         """Setup, the snapshot the patch is taken against, then the agent loop."""
         from agentci.context.loop_detection import LoopDetector
@@ -311,7 +269,6 @@ class TaskRun:
         from agentci.policy.sandbox import check_sandbox_mode
         from agentci.tools.base import ToolContext
         from agentci.tools.pick_engine import default_engine
-        from agentci.tools.registry import default_tools
         from agentci.tools.scheduler import Scheduler
         from agentci.verify.stage import ChangeCheck
 
@@ -348,7 +305,7 @@ class TaskRun:
             plan, workspace=workspace, env=env, emit=self.emit, sandbox=verify_box,
             no_progress=recipe.loop_detection.no_progress,
         )  # fmt: skip
-        tools = default_tools()
+        tools, answer = task_tools(plan, self.state)
         ctx = ToolContext(
             workspace=workspace,
             env=env,
@@ -362,13 +319,14 @@ class TaskRun:
             chat=Chat(provider, plan.model),
             scheduler=Scheduler(tools, policy, ctx, hooks if hooks else None),
             tools=[t.spec() for t in tools.values()],
-            system=system_prompt(workspace=str(workspace), instructions=plan.instructions),
+            system=task_system(plan, workspace, tools),
             model=plan.model,
             budget=self.budget,
             price=self._price_fn(),
             state=self.state,
             context=recipe.context,
             loops=LoopDetector(recipe.loop_detection),
+            answer=answer,
         )
         await self._run_checked(session, workspace)
 
@@ -381,16 +339,19 @@ class TaskRun:
         assert check is not None
         ready = await check.before_agent()
         prompt: str | None = self.plan.render_prompt(extra=check.prompt_vars())
+        context = task_context(self.plan, workspace, prompt or "", self.emit)
+        self.context_files = [f.info() for f in context.files]
         self._started(prompt or "")
         if not ready:
             return  # the baseline already passes: nothing to fix, no tokens spent
         self.tracker = await ChangeTracker.start(workspace, exclude=self._excluded(workspace))
         check.tracker = self.tracker
+        block = context.block()  # the project context goes with the first prompt only
         while prompt is not None:
             self.tracker.agent_started()
-            async for event in session.run(prompt):
+            async for event in session.run(prompt, context=block):
                 self.emit(event)
-            prompt = await check.after_agent()
+            prompt, block = await check.after_agent(), ""
 
     def _started(self, prompt: str) -> None:
         """``task_started``, once, with the rendered prompt — known after setup and the baseline
@@ -405,6 +366,7 @@ class TaskRun:
                 workspace=workspace,
                 prompt=prompt,
                 search_engine=self._search_name,
+                context_files=self.context_files,
             )
         )
 

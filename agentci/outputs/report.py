@@ -30,6 +30,8 @@ class TaskReport:
     duration_ms: int = 0
     verify: list[VerifyResult] = field(default_factory=list)  # baseline first, then attempts
     extra: dict[str, Any] = field(default_factory=dict)  # e.g. fixed/regressed tests, guards
+    output: dict[str, Any] | None = None  # the structured answer (output.schema), when valid
+    context_files: list[dict[str, Any]] = field(default_factory=list)  # {path, bytes, truncated}
 
 
 @dataclass

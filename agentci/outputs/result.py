@@ -10,11 +10,13 @@ Top level::
      "changed_files": ["src/x.py"],             # union over tasks, sorted
      "patch_redacted": false, "patch_incomplete": false, "patch_omitted": [{"path", "bytes"}],
      "patch_base": "HEAD 1a2b3c4d5e6f" | null, "ignored_files_written": ["build/x.o"],
+     "output": {...} | null,   # the structured answer (output.schema); several tasks: {task: {...}}
      "duration_ms": 4200, "started_at": "...", "run_id": "...",
      "recipe": "path/to/recipe.yaml", "recipe_name": "fix-tests",
      "tasks": [{"name", "status", "exit_code", "reason", "summary", "model", "turns",
                 "tool_calls", "usage", "cost_usd", "changed_files", "duration_ms",
-                "verify": {"runs", "passed", "counts", "exit_code"} | null, "extra"}]}
+                "verify": {"runs", "passed", "counts", "exit_code"} | null, "extra",
+                "output": {...} | null, "context_files": [{"path", "bytes", "truncated"}]}]}
 
 ``status`` / ``exit_code`` are the run's (the worst task's) and agree with the process exit code
 and the ``run_finished`` event. The file is written atomically.
@@ -53,6 +55,15 @@ def run_usage(run: RunReport) -> UsageTotals:
     return total([t.usage for t in run.tasks])
 
 
+def run_output(run: RunReport) -> Any:
+    """The structured answer: the task's object, or ``{task: object}`` over the tasks that
+    handed one in when there are several; None when there is none."""
+    if len(run.tasks) == 1:
+        return run.tasks[0].output
+    answers = {t.name: t.output for t in run.tasks if t.output is not None}
+    return answers or None
+
+
 def changed_files(run: RunReport) -> list[str]:
     """Every file any task changed, sorted."""
     return sorted({f for t in run.tasks for f in t.changed_files})
@@ -82,6 +93,8 @@ def task_dict(task: TaskReport) -> dict[str, Any]:
         "duration_ms": task.duration_ms,
         "verify": verify,
         "extra": task.extra,
+        "output": task.output,
+        "context_files": task.context_files,
     }
 
 
@@ -100,6 +113,7 @@ def result_dict(run: RunReport) -> dict[str, Any]:
         "tool_calls": sum(t.tool_calls for t in run.tasks),
         "changed_files": changed_files(run),
         **run_patch_facts(run),
+        "output": run_output(run),
         "duration_ms": run.duration_ms,
         "started_at": run.started_at,
         "run_id": run.run_id,

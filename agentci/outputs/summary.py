@@ -19,6 +19,7 @@ from agentci.outputs.markdown import fence as _fence
 from agentci.outputs.patchfacts import patch_notes
 from agentci.outputs.report import RunReport, TaskReport
 from agentci.outputs.result import changed_files, run_usage
+from agentci.outputs.summary_answer import answer_lines, context_lines
 from agentci.outputs.summary_why import why_lines
 
 WORDING = {
@@ -30,6 +31,7 @@ WORDING = {
     "loop_detected": "stopped: the model was looping",
     "blocked": "stopped: blocked",
     "provider_error": "failed: the model API failed",
+    "invalid_output": "failed: no answer matched the output schema",
     "internal_error": "failed: internal error in agentci",
     "cancelled": "cancelled",
 }
@@ -143,6 +145,8 @@ def render_summary(run: RunReport) -> str:
         lines.append("None.")
     lines.append("")
     lines += patch_notes(run, _code)
+    lines += context_lines(run, _code)
+    lines += answer_lines(run, _fence)
 
     u = run_usage(run)
     lines += [

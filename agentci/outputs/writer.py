@@ -35,7 +35,7 @@ from agentci.outputs.atomic import write_text_atomic
 from agentci.outputs.junit import render_junit
 from agentci.outputs.redact import Redactor
 from agentci.outputs.report import RunReport, TaskReport
-from agentci.outputs.result import dumps, result_dict
+from agentci.outputs.result import dumps, result_dict, run_output
 from agentci.outputs.sarif import has_locations, render_sarif
 from agentci.outputs.summary import render_summary
 
@@ -61,7 +61,8 @@ def redact_report(run: RunReport, redactor: Redactor) -> RunReport:
         return dataclasses.replace(
             t, name=r(t.name), reason=r(t.reason), summary=r(t.summary), model=r(t.model),
             changed_files=[r(f) for f in t.changed_files], verify=verify,
-            extra=redactor.redact_obj(t.extra),
+            extra=redactor.redact_obj(t.extra), output=redactor.redact_obj(t.output),
+            context_files=redactor.redact_obj(t.context_files),
         )  # fmt: skip
 
     return dataclasses.replace(
@@ -133,8 +134,9 @@ def write_outputs(
     *,
     step_summary: bool = True,
 ) -> list[str]:
-    """Write patch(es), junit.xml, result.json, summary.md and report.html into ``out_dir``
-    (report.html reads the events already in ``out_dir/events.jsonl``). Never raises;
+    """Write patch(es), junit.xml, result.json, output.json (when a task handed in a
+    structured answer), summary.md and report.html into ``out_dir`` (report.html reads the
+    events already in ``out_dir/events.jsonl``). Never raises;
     returns the files that could not be written (empty when all were). ``patches=None`` leaves
     the patch files as they are; ``step_summary=False`` does not append to ``$GITHUB_STEP_SUMMARY`` (a rewrite)."""
     out_dir = Path(out_dir)
@@ -200,6 +202,18 @@ def write_outputs(
             json.loads,
         )
     )
+    output = run_output(safe_run)
+    if output is not None:  # the structured answer(s), valid against output.schema
+        failed.append(
+            _safely(
+                "output.json",
+                out_dir / "output.json",
+                lambda: dumps(redactor.redact_obj(output)),
+                "null\n",
+                redactor,
+                json.loads,
+            )
+        )
     minimal_md = f"## agentci\n\nstatus `{status}`, exit code {run.exit_code}\n"
     failed.append(
         _safely(

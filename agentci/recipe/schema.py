@@ -322,6 +322,54 @@ class Outputs(_Strict):
     branch: BranchOutput | None = None
 
 
+class ContextFiles(_Strict):
+    """Project context files the model reads before the prompt (docs/project-context.md); the
+    repository's content, delimited as such: it cannot change the policy, budget or tools."""
+
+    files: list[str] = Field(
+        default_factory=lambda: ["AGENTS.md", "GEMINI.md", "CLAUDE.md"],
+        description="Names looked for in the workspace root and in each folder between the "
+        "root and the paths the prompt names.",
+    )
+    max_bytes: int = Field(
+        default=32_768, gt=0, le=1_000_000, description="Cap on all files together."
+    )
+    include: list[str] = Field(
+        default_factory=list, description="More workspace-relative files, loaded after those."
+    )
+
+
+class SystemPrompt(_Strict):
+    """Replace agentci's system prompt, or append to it (after ``instructions``). A value of
+    one line without spaces ending in .md or .txt is a file, relative to the recipe's folder."""
+
+    replace: str | None = Field(default=None, min_length=1)
+    append: str | None = Field(default=None, min_length=1)
+
+    @model_validator(mode="after")
+    def _one(self) -> SystemPrompt:
+        if (self.replace is None) == (self.append is None):
+            raise ValueError("give one of 'replace' or 'append'")
+        return self
+
+
+class Output(_Strict):
+    """A structured answer: the model hands it in through the ``submit_result`` tool, whose
+    parameters are ``schema``; agentci validates it (docs/structured-output.md)."""
+
+    schema_: dict[str, Any] | str = Field(
+        alias="schema",
+        description="A JSON Schema (its root an object), or a .json/.yaml file relative to "
+        "the recipe's folder.",
+    )
+    attempts: PositiveInt = Field(
+        default=3,
+        le=20,
+        description="Answers the model may hand in; the validation errors of each invalid "
+        "one go back to it. Still invalid after the last: status invalid_output (exit 7).",
+    )
+
+
 class Task(_Strict):
     """One task of a multi-task recipe; unset fields come from the recipe."""
 
@@ -371,6 +419,12 @@ class Recipe(_Strict):
     outputs: Outputs = Field(default_factory=Outputs)
     loop_detection: LoopDetection = Field(default_factory=LoopDetection)
     allow_no_changes: bool = False
+    project_context: ContextFiles | bool = Field(
+        default_factory=ContextFiles,
+        description="Project context files (AGENTS.md, …); false: none.",
+    )
+    system_prompt: SystemPrompt | None = None
+    output: Output | None = None
     tasks: list[Task] | None = None
     _source: Any = PrivateAttr(default=None)  # recipe.load.RecipeSource: file and key lines
 

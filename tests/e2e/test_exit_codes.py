@@ -86,6 +86,18 @@ ROWS = [
         {"model": {"name": "gemini-2.5-flash"}},
         [{"error": {"code": 401}}],
     ),  # fmt: skip
+    Row(
+        "invalid_output",
+        7,
+        [{"calls": [{"name": "submit_result", "args": {"n": "one"}}]}, {"text": "done"}],
+        {
+            "output": {
+                "schema": {"type": "object", "properties": {"n": {"type": "integer"}}},
+                "attempts": 2,
+            },
+            "allow_no_changes": True,
+        },
+    ),
     Row("internal_error", 70, None, prepare=broken_baseline),
 ]
 

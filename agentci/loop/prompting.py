@@ -1,0 +1,58 @@
+"""What a task tells the model, put together for :class:`~agentci.loop.task.TaskRun`: the tools
+(with ``submit_result`` when the recipe wants a structured answer), the system prompt, and the
+project context files."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from agentci.context.memory import ProjectContext, load_context
+from agentci.events import types as ev
+from agentci.loop.plan import TaskPlan
+from agentci.loop.prompts import PromptFacts, system_prompt
+from agentci.loop.state import State
+from agentci.tools.base import Tool
+from agentci.tools.registry import default_tools
+from agentci.tools.submit import Answer, SubmitResult
+
+
+def task_tools(plan: TaskPlan, state: State) -> tuple[dict[str, Tool], Answer | None]:
+    """The task's tools by name, and the answer ``submit_result`` collects (None without
+    ``output``)."""
+    tools = default_tools()
+    if plan.output_schema is None:
+        return tools, None
+    answer = Answer(plan.output_schema, plan.output_attempts, state)
+    submit = SubmitResult(answer)
+    tools[submit.name] = submit
+    return tools, answer
+
+
+def task_system(plan: TaskPlan, workspace: Path, tools: dict[str, Tool]) -> str:
+    """The task's system instruction (agentci's prompt, or the recipe's replacement)."""
+    facts = PromptFacts(
+        workspace=str(workspace),
+        tools=tools.values(),
+        mode=plan.mode,
+        verify=plan.verify,
+        guards=plan.guards,
+        submit_tool=SubmitResult.name if plan.output_schema is not None else None,
+    )
+    return system_prompt(
+        facts,
+        instructions=plan.instructions,
+        replace=plan.system_replace,
+        append=plan.system_append,
+    )
+
+
+def task_context(
+    plan: TaskPlan, workspace: Path, prompt: str, emit: Callable[[ev.Event], object]
+) -> ProjectContext:
+    """Load the project context files for ``prompt``; each file refused is an ``error`` event
+    of kind ``context_file_skipped``."""
+    context = load_context(workspace, plan.context, prompt)
+    for path, why in context.skipped:
+        emit(ev.Error(kind="context_file_skipped", message=f"{path}: {why}"))
+    return context

@@ -1,0 +1,91 @@
+"""Files a recipe names for the model: ``system_prompt`` text or file, ``output.schema``.
+
+Read once, when the recipe is checked (``validate`` and ``run``), so a missing or broken file is
+``invalid_input`` with the recipe's file, line and key before anything runs. Relative paths are
+taken from the recipe's folder (they come with the recipe).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentci.errors import InvalidInput
+from agentci.recipe.render import render
+
+if TYPE_CHECKING:
+    from agentci.loop.plan import TaskPlan
+    from agentci.recipe.schema import Recipe
+
+MAX_FILE_BYTES = 1_000_000
+# One line, no spaces, ending in .md or .txt: a file, not the text itself.
+_PROMPT_FILE = re.compile(r"^\S+\.(md|txt)$")
+
+
+def is_prompt_file(value: str) -> bool:
+    """Whether a ``system_prompt`` value names a file (see :data:`_PROMPT_FILE`)."""
+    return bool(_PROMPT_FILE.match(value.strip()))
+
+
+def read_text_file(path: Path) -> str:
+    """A UTF-8 text file of at most :data:`MAX_FILE_BYTES`; :class:`InvalidInput` otherwise."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise InvalidInput(f"{path}: larger than {MAX_FILE_BYTES} bytes")
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InvalidInput(f"no such file: {path}") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise InvalidInput(f"cannot read {path}: {err}") from None
+
+
+def load_schema(value: dict[str, Any] | str, base: Path) -> dict[str, Any]:
+    """``output.schema``: the mapping itself, or a JSON/YAML file relative to ``base``; checked
+    as a JSON Schema whose root is an object."""
+    from agentci.tools.submit import schema_problem
+
+    schema: Any = value
+    if isinstance(value, str):
+        path = base / value
+        text = read_text_file(path)
+        try:
+            if path.suffix == ".json":
+                schema = json.loads(text)
+            else:
+                import yaml
+
+                schema = yaml.safe_load(text)
+        except Exception as err:  # noqa: BLE001 - json.JSONDecodeError, yaml.YAMLError
+            raise InvalidInput(f"{path}: not JSON or YAML: {err}") from None
+    problem = schema_problem(schema)
+    if problem:
+        raise InvalidInput(problem)
+    return schema
+
+
+def attach(recipe: Recipe, plans: list[TaskPlan], recipe_dir: Path, values: dict[str, Any]) -> None:
+    """Load the recipe's ``system_prompt`` and ``output.schema`` into every plan; raise a
+    :class:`RecipeError` at the key that is wrong."""
+    from agentci.recipe.load import source_of
+
+    source = source_of(recipe)
+    replace, append = None, ""
+    if recipe.system_prompt is not None:
+        key = "replace" if recipe.system_prompt.replace is not None else "append"
+        raw = recipe.system_prompt.replace or recipe.system_prompt.append or ""
+        try:
+            text = read_text_file(recipe_dir / raw.strip()) if is_prompt_file(raw) else raw
+            text = render(text, values, where=f"system_prompt.{key}")
+        except InvalidInput as err:
+            raise source.error(str(err), "system_prompt", key) from None
+        replace, append = (text, "") if key == "replace" else (None, text)
+    schema = None
+    if recipe.output is not None:
+        try:
+            schema = load_schema(recipe.output.schema_, recipe_dir)
+        except InvalidInput as err:
+            raise source.error(str(err), "output", "schema") from None
+    for plan in plans:
+        plan.system_replace, plan.system_append, plan.output_schema = replace, append, schema

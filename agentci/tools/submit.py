@@ -1,0 +1,159 @@
+"""Structured output: the ``submit_result`` tool and the answer it collects (docs/structured-output.md).
+
+With ``output: {schema: …}`` in the recipe the model gets one more tool, ``submit_result``,
+whose parameters are the schema. agentci validates each call against the schema with the
+``jsonschema`` package:
+
+* valid: the object is the task's answer (``State.output``); the session ends after that
+  turn's calls (:meth:`Answer.handed_in`), and verify, when the recipe has one, runs next;
+* invalid: the validation errors go back to the model as the tool's error;
+* the model stops without handing in an answer: it is told to call ``submit_result``.
+
+Each invalid call and each stop without an answer uses one of ``output.attempts``; when they
+are spent the task ends ``invalid_output`` (exit 7, :class:`~agentci.errors.OutputInvalid`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, model_validator
+
+from agentci.errors import OutputInvalid
+from agentci.loop.state import State
+from agentci.providers.base import ToolSpec
+from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
+
+SUBMIT_TOOL = "submit_result"
+MAX_ERRORS = 20  # validation errors shown to the model per answer
+# Keywords of the schema's root that describe the document, not the arguments (Gemini's
+# function declarations do not take them).
+_DOCUMENT_KEYS = ("$schema", "$id", "title")
+
+
+def validation_errors(schema: dict[str, Any], instance: Any) -> list[str]:
+    """Every way ``instance`` breaks ``schema``, as ``at $.path: message`` (empty: valid)."""
+    from jsonschema import validators
+
+    cls = validators.validator_for(schema)
+    validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
+    errors = sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.path)))
+    out = []
+    for err in errors[:MAX_ERRORS]:
+        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.path)
+        out.append(f"at {where}: {err.message[:500]}")
+    if len(errors) > MAX_ERRORS:
+        out.append(f"… and {len(errors) - MAX_ERRORS} more")
+    return out
+
+
+def schema_problem(schema: Any) -> str | None:
+    """Why ``schema`` cannot be an answer's schema (None: it can)."""
+    from jsonschema import SchemaError, validators
+
+    if not isinstance(schema, dict):
+        return "a JSON Schema is a mapping"
+    if schema.get("type") != "object":
+        return "the schema's root must be `type: object` (the answer is a tool call's arguments)"
+    try:
+        validators.validator_for(schema).check_schema(schema)
+    except SchemaError as err:
+        return f"not a valid JSON Schema: {err.message}"
+    return None
+
+
+@dataclass
+class Answer:
+    """The task's structured answer, as it is handed in."""
+
+    schema: dict[str, Any]
+    attempts: int
+    state: State
+    invalid: int = 0  # invalid answers and stops without one, so far
+    _fresh: bool = field(default=False, repr=False)  # a valid answer came in this turn
+
+    def offer(self, value: dict[str, Any]) -> ToolResult:
+        """One ``submit_result`` call: accept a valid answer, or say what is wrong with it."""
+        errors = validation_errors(self.schema, value)
+        if errors:
+            self.invalid += 1
+            left = self.attempts - self.invalid
+            return ToolResult(
+                error="the answer does not match the required schema:\n"
+                + "\n".join(errors)
+                + f"\nFix it and call {SUBMIT_TOOL} again ({left} attempt(s) left)."
+            )
+        self.state.output = value
+        self._fresh = True
+        return ToolResult(output="answer accepted")
+
+    def handed_in(self) -> bool:
+        """After a turn's tool calls: True when a valid answer came in (the session ends).
+        Raises :class:`OutputInvalid` when the attempts are spent."""
+        fresh, self._fresh = self._fresh, False
+        if not fresh and self.invalid >= self.attempts:
+            raise OutputInvalid(self._why())
+        return fresh
+
+    def missing(self) -> str | None:
+        """The model stopped without calling a tool: None when it has handed in its answer,
+        else what to tell it. Raises :class:`OutputInvalid` when the attempts are spent."""
+        if self.state.output is not None:
+            return None
+        self.invalid += 1
+        if self.invalid >= self.attempts:
+            raise OutputInvalid(self._why())
+        return (
+            f"You stopped without handing in your answer. Call {SUBMIT_TOOL} with it: its "
+            f"parameters are the required JSON Schema ({self.attempts - self.invalid} "
+            "attempt(s) left)."
+        )
+
+    def _why(self) -> str:
+        return (
+            f"no valid answer after {self.attempts} attempt(s): the model's answers did not "
+            f"match output.schema (the errors are in the {SUBMIT_TOOL} tool_call_response events)"
+        )
+
+
+class _AnswerArgs(BaseModel):
+    """Whatever the model sent, kept whole (the schema, not pydantic, judges it)."""
+
+    model_config = ConfigDict(extra="forbid")
+    answer: dict[str, Any]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _wrap(cls, data: Any) -> Any:
+        return {"answer": data}
+
+    def model_dump(self, **_: Any) -> dict[str, Any]:  # type: ignore[override]
+        """The call's arguments as the model sent them (what hooks see)."""
+        return json.loads(json.dumps(self.answer, default=str))
+
+
+class SubmitResult(Tool):
+    """``submit_result``: hands in the task's answer (present only with ``output``)."""
+
+    name = SUBMIT_TOOL
+    kind = ToolKind.read
+    description = (
+        "Hand in your final answer as this call's arguments, which must match the required "
+        "JSON Schema. A valid answer ends your work; an invalid one comes back with the "
+        "validation errors."
+    )
+    Args = _AnswerArgs
+
+    def __init__(self, answer: Answer) -> None:
+        self.answer = answer
+
+    def spec(self) -> ToolSpec:
+        """The declaration the model sees: the answer's schema as the parameters."""
+        params = {k: v for k, v in self.answer.schema.items() if k not in _DOCUMENT_KEYS}
+        return ToolSpec(name=self.name, description=self.description, parameters=params)
+
+    async def run(self, args: BaseModel, ctx: ToolContext) -> ToolResult:
+        assert isinstance(args, _AnswerArgs)
+        return self.answer.offer(args.answer)

@@ -1,0 +1,85 @@
+"""The system instruction a task sends: agentci's own (tools from the registry, what agentci
+checks after the model stops), or the recipe's replacement, or agentci's plus an append."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tool_harness import init_repo
+
+from agentci.testing.cli import run_recipe
+from agentci.testing.fake_gemini import FakeGemini
+from agentci.tools.registry import default_tools
+
+RECIPE = """\
+version: 1
+name: sys
+model:
+  name: gemini-2.5-flash
+  retry: {{attempts: 1}}
+prompt: Look around.
+instructions: Recipe instruction here.
+sandbox: none
+allow_no_changes: true
+workspace: {{path: ws}}
+{extra}
+"""
+
+
+def _system(tmp_path: Path, extra: str = "") -> str:
+    init_repo(tmp_path / "ws", {"README.md": "hello\n"})
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(RECIPE.format(extra=extra))
+    with FakeGemini([{"text": "Done."}]) as fake:
+        run = run_recipe(recipe, tmp_path / "out", cwd=tmp_path, env=fake.env())
+        body = fake.generate_requests[0].body
+    assert run.code == 0, run.stderr
+    return body["systemInstruction"]["parts"][0]["text"]
+
+
+def test_agentcis_prompt_lists_every_tool_of_the_registry_and_the_mode(tmp_path: Path):
+    system = _system(tmp_path, "policy: {mode: read_only}")
+    for tool in default_tools().values():
+        first = tool.description.split(". ")[0].rstrip(".")
+        assert f"- {tool.name} (" in system and first in system, tool.name
+    assert "approval policy (mode `read_only`)" in system
+    assert "submit_result" not in system
+    assert system.rstrip().endswith("Instructions from the recipe:\nRecipe instruction here.")
+
+
+def test_agentcis_prompt_says_what_is_checked_after_the_model_stops(tmp_path: Path):
+    extra = (
+        "verify: {command: python -m unittest -q, attempts: 2, baseline: false}\n"
+        "guards: {allowed_paths: ['src/**'], max_changed_files: 3, forbid_test_edits: ['tests/**']}"
+    )
+    system = _system(tmp_path, extra)
+    assert (
+        "When you stop, agentci checks your work:\n"
+        "- it runs the verify command `python -m unittest -q` (up to 2 rounds: its failures "
+        "come back to you).\n"
+        "- only files matching src/** may change.\n"
+        "- files matching tests/** may not be modified.\n"
+        "- at most 3 files may change.\n"
+        "Check your work the same way before you stop."
+    ) in system
+
+
+def test_system_prompt_replace_sends_the_recipes_text_instead(tmp_path: Path):
+    system = _system(tmp_path, "system_prompt: {replace: 'You review code. Be terse.'}")
+    assert system == (
+        "You review code. Be terse.\n\nInstructions from the recipe:\nRecipe instruction here.\n"
+    )
+
+
+def test_system_prompt_replace_reads_a_file_next_to_the_recipe(tmp_path: Path):
+    (tmp_path / "SYSTEM.md").write_text("# Reviewer\nOnly read, never write.\n")
+    system = _system(tmp_path, "system_prompt: {replace: SYSTEM.md}")
+    assert system.startswith("# Reviewer\nOnly read, never write.\n\nInstructions from the recipe:")
+
+
+def test_system_prompt_append_keeps_agentcis_prompt_and_adds_the_text_last(tmp_path: Path):
+    system = _system(tmp_path, "system_prompt: {append: 'Answer in French.'}")
+    assert system.startswith("You are a coding agent run by agentci")
+    assert system.endswith(
+        "Instructions from the recipe:\nRecipe instruction here.\n\nAnswer in French.\n"
+    )
