@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -198,6 +199,7 @@ def test_a_successful_run_sets_every_output_and_exits_0(success):
         "branch": "",
         "pr-url": "",
         "comment-url": "",
+        "output": "",
     }
     for name in ("patch", "result", "junit", "summary"):
         assert (job.workspace / run.outputs[name]).is_file()
@@ -319,6 +321,22 @@ def test_params_and_extra_args_reach_agentci(job):
     assert run.exit_code == 3
     events = (job.workspace / ".agentci/out/events.jsonl").read_text()
     assert '"command":"python -m pytest -q tests/test_calc.py"' in events
+
+
+def test_the_structured_answer_is_the_output_output(job):
+    recipe = job.workspace / ".github/agentci/fix.yaml"
+    schema = "{type: object, properties: {cause: {type: string}}, required: [cause]}"
+    recipe.write_text(
+        RECIPE.replace("policy: {mode: auto_edit}", "policy: {mode: read_only}").replace(
+            "verify: {command: python -m pytest -q, runner: pytest, attempts: 1}\n", ""
+        )
+        + f"allow_no_changes: true\noutput: {{schema: {schema}}}\n"
+    )
+    answer = '- calls: [{name: submit_result, args: {cause: "add subtracts"}}]\n'
+    run = job.run(answer)
+    assert not run.failed, run.log
+    assert run.outputs["status"] == "no_changes"
+    assert json.loads(run.outputs["output"]) == {"cause": "add subtracts"}
 
 
 def _path_without_bwrap(bin_dir: Path, job_path: str) -> tuple[str, Path]:

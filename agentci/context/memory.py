@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from agentci.errors import ToolFailure
+from agentci.events.types import ContextFileInfo
 from agentci.policy.paths import resolve, verify_fd
 from agentci.recipe.schema import ContextFiles
 
@@ -44,9 +45,9 @@ class ContextFile:
     truncated: bool = False
     text: str = field(default="", repr=False)
 
-    def info(self) -> dict[str, object]:
+    def info(self) -> ContextFileInfo:
         """What ``task_started`` and the outputs say about it (never the content)."""
-        return {"path": self.path, "bytes": self.bytes, "truncated": self.truncated}
+        return ContextFileInfo(path=self.path, bytes=self.bytes, truncated=self.truncated)
 
 
 @dataclass

@@ -75,7 +75,7 @@ class TaskRun:
         self._completed = False  # the work ended by itself (no stop, no signal, no error)
         self._announced = False  # task_started was emitted
         self._search_name: str | None = None  # the engine behind glob/grep_search, once chosen
-        self.context_files: list[dict[str, object]] = []  # project context files loaded
+        self.context_files: list[ev.ContextFileInfo] = []  # project context files loaded
         self._workspace: Path | None = None
         self.check: ChangeCheck | None = None  # verify + guards (agentci/verify), once ready
         self.first = True
@@ -201,7 +201,7 @@ class TaskRun:
         report.tool_calls = state.tool_calls
         report.usage = state.usage.model_copy()
         report.summary, report.output = state.final_text, state.output
-        report.context_files = self.context_files
+        report.context_files = [f.model_dump() for f in self.context_files]
         report.model = self.plan.model.name
         report.duration_ms = int((time.monotonic() - started) * 1000)
         tracker = self.tracker

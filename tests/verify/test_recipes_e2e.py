@@ -104,3 +104,29 @@ def test_a_green_repo_exits_0_without_calling_the_model(repo_factory, tmp_path: 
     assert run.code == 0, run.stderr
     assert run.result["status"] == "success" and run.result["usage"]["model_calls"] == 0
     assert "already passes" in run.result["reason"]
+
+
+def test_review_diff_hands_in_findings_and_changes_nothing(repo_factory, tmp_path: Path):
+    from conftest import git
+
+    repo = repo_factory({"calc.py": "def add(a, b):\n    return a + b\n"})
+    git(repo, "checkout", "-q", "-b", "feature")
+    (repo / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    git(repo, "commit", "-qam", "change add")
+    finding = {"file": "calc.py", "line": 2, "severity": "error", "message": "add subtracts"}
+    answer = {"summary": "Changes add; it now subtracts.", "findings": [finding]}
+    replies = [
+        {"calls": [{"name": "run_shell_command", "args": {"command": "git diff main...HEAD"}}]},
+        {"calls": [{"name": "submit_result", "args": {**answer, "findings": [{**finding, "line": 0}]}}]},
+        {"calls": [{"name": "submit_result", "args": answer}]},
+    ]  # fmt: skip
+    run = run_shipped(
+        "review-diff", repo, replies, tmp_path, parameters={"base": {"default": "main"}}
+    )
+    assert run.code == 0, run.stderr
+    diff = next(e for e in run.events if isinstance(e, ev.ToolCallResponse))
+    assert "-    return a + b\n+    return a - b" in diff.output
+    responses = [e for e in run.events if isinstance(e, ev.ToolCallResponse)]
+    assert "at $.findings[0].line: 0 is less than the minimum of 1" in responses[1].error
+    assert run.result["status"] == "no_changes" and run.result["output"] == answer
+    assert run.patch == ""
