@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -10,7 +11,25 @@ from agentci.cli.options import parameter_options
 
 
 @click.command(name="run")
-@click.argument("recipe", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("recipe", type=click.Path(path_type=Path, dir_okay=False), required=False)
+@click.option(
+    "--prompt",
+    metavar="TEXT",
+    help="The prompt ('-': read it from stdin); replaces the recipe's prompt, or runs the "
+    "built-in recipe when no RECIPE is given (docs/prompts.md).",
+)
+@click.option("--model", metavar="NAME", help="Override model.name (its pricing is dropped).")
+@click.option(
+    "--mode",
+    type=click.Choice(["read_only", "auto_edit", "yolo"]),
+    help="Override policy.mode (the built-in recipe: read_only).",
+)
+@click.option("--verify", "verify_command", metavar="CMD", help="Override verify.command.")
+@click.option(
+    "--output-schema",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="A JSON Schema file (JSON or YAML) for a structured answer: output.schema.",
+)
 @parameter_options
 @click.option(
     "-o",
@@ -67,7 +86,12 @@ from agentci.cli.options import parameter_options
     help="No console view; only a failure prints one line (outputs are still written).",
 )
 def run_command(
-    recipe: Path,
+    recipe: Path | None,
+    prompt: str | None,
+    model: str | None,
+    mode: str | None,
+    verify_command: str | None,
+    output_schema: Path | None,
     params: tuple[str, ...],
     out_dir: Path | None,
     workspace: Path | None,
@@ -81,9 +105,25 @@ def run_command(
     verbose: bool,
     quiet: bool,
 ) -> None:
-    """Run RECIPE: the agent loop, verify, and the outputs (events.jsonl, patch.diff,
-    junit.xml, result.json, summary.md). The exit code tells how it ended."""
+    """Run RECIPE (or the built-in recipe with --prompt): the agent loop, verify, and the
+    outputs (events.jsonl, patch.diff, junit.xml, result.json, summary.md, output.json). The
+    exit code tells how it ended."""
+    from agentci.cli.options import fail
+    from agentci.errors import InvalidInput
     from agentci.loop.launch import LaunchOptions, launch
+    from agentci.recipe.prompt_recipe import RecipeFields, read_prompt
+
+    if recipe is None and prompt is None:
+        raise fail("give a RECIPE file, or a prompt with --prompt TEXT (--prompt - reads stdin)")
+    text = None
+    if prompt is not None:
+        try:
+            text = read_prompt(prompt, sys.stdin)
+        except InvalidInput as err:
+            raise fail(str(err)) from None
+    fields = RecipeFields(
+        prompt=text, model=model, mode=mode, verify=verify_command, output_schema=output_schema
+    )
 
     overrides = {
         key: value
@@ -111,6 +151,7 @@ def run_command(
             verbose=verbose,
             quiet=quiet,
             skip_if_proposed=skip_if_proposed,
+            fields=fields,
         )
     )
     raise SystemExit(code)

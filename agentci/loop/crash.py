@@ -48,7 +48,7 @@ def crash_exit(err: BaseException, *, runner: Runner | None = None, redactor: An
         runner.emitter.emit(ev.Error(kind="internal_error", message=message, traceback=tb))
         report = RunReport(
             run_id=runner.emitter.run_id,
-            recipe=str(runner.settings.recipe_path),
+            recipe=runner.settings.recipe_label,
             recipe_name=runner.settings.recipe.name,
             status=Status.internal_error,
             exit_code=INTERNAL_ERROR,

@@ -32,13 +32,14 @@ from agentci.loop.runner import Runner, finish_run, new_run_id
 from agentci.loop.task import RunSettings
 from agentci.outcome import Status, exit_code_for
 from agentci.outputs.report import RunReport, TaskReport
+from agentci.recipe.prompt_recipe import BUILTIN_FILE, RecipeFields
 
 
 @dataclass
 class LaunchOptions:
     """What ``agentci run`` was asked to do."""
 
-    recipe: Path
+    recipe: Path | None  # None: the built-in recipe (``--prompt``)
     params: list[str] = field(default_factory=list)
     out_dir: Path | None = None
     workspace: Path | None = None
@@ -49,6 +50,7 @@ class LaunchOptions:
     quiet: bool = False
     only_paths: list[str] | None = None  # pre-commit: the only files the agent may change
     skip_if_proposed: bool = False
+    fields: RecipeFields | None = None  # --prompt, --model, --mode, --verify, --output-schema
 
 
 def _sinks(
@@ -89,7 +91,7 @@ def _launch(opts: LaunchOptions) -> int:
 
     make_undumpable()  # a same-user child cannot read /proc/<agentci>/environ
 
-    if not opts.recipe.is_file():  # nothing to run: no outputs either
+    if opts.recipe is not None and not opts.recipe.is_file():  # nothing to run: no outputs
         what = "is a folder, not a recipe file" if opts.recipe.is_dir() else "no such recipe file"
         tell(f"agentci: error: {opts.recipe}: {what}")
         if os.environ.get("GITHUB_ACTIONS") == "true" and opts.output_format != "jsonl":
@@ -103,7 +105,11 @@ def _launch(opts: LaunchOptions) -> int:
         from agentci.loop.preflight import check_recipe
 
         checked = check_recipe(
-            opts.recipe, opts.params, out_dir=opts.out_dir, overrides=opts.budget_overrides
+            opts.recipe,
+            opts.params,
+            out_dir=opts.out_dir,
+            overrides=opts.budget_overrides,
+            fields=opts.fields,
         )
         recipe, plans = checked.recipe, checked.plans
         if opts.only_paths is not None:
@@ -131,7 +137,7 @@ def _launch(opts: LaunchOptions) -> int:
     emitter = Emitter(new_run_id(), _sinks(opts, out_dir, redactor))
     settings = RunSettings(
         recipe=recipe,
-        recipe_path=opts.recipe.resolve(),
+        recipe_path=opts.recipe.resolve() if opts.recipe is not None else None,
         base_dir=Path.cwd(),
         workspace_override=opts.workspace,
         record=opts.record,
@@ -173,8 +179,11 @@ def _quiet_failure_line(opts: LaunchOptions, report: RunReport, redactor: Any) -
         tell(f"agentci: {report.status.value} (exit {report.exit_code}){reason}")
 
 
-def _replay_hint(record: Path, recipe: Path, tasks: int) -> str:
+def _replay_hint(record: Path, recipe: Path | None, tasks: int) -> str:
     """How the recipe names the cassette just recorded (replay: paths are recipe-relative)."""
+    if recipe is None:
+        name = os.path.relpath(record.resolve(), Path.cwd())
+        return f"agentci: recorded the model's answers; replay them with --model replay:{name}"
     name = os.path.relpath(record.resolve(), recipe.resolve().parent)
     if tasks > 1:
         stem, suffix = os.path.splitext(name)
@@ -182,10 +191,12 @@ def _replay_hint(record: Path, recipe: Path, tasks: int) -> str:
     return f"agentci: recorded the model's answers; replay them with model.name: replay:{name}"
 
 
-def _outputs_dir(recipe_path: Path) -> Path:
+def _outputs_dir(recipe_path: Path | None) -> Path:
     """The recipe's ``outputs.dir`` when it can be read, else the default."""
     from agentci.recipe.load import load_recipe
 
+    if recipe_path is None:
+        return Path(".agentci/out")
     try:
         return Path(load_recipe(recipe_path).outputs.dir)
     except (InvalidInput, OSError):
@@ -253,10 +264,10 @@ def invalid_input_exit(opts: LaunchOptions, out_dir: Path, message: str, redacto
         tell(f"agentci: error: no outputs written: {err}")
         return 2
     emitter = Emitter(new_run_id(), _sinks(opts, out_dir, redactor, console=False))
-    name = opts.recipe.stem
+    name = opts.recipe.stem if opts.recipe is not None else "prompt"
     report = RunReport(
         run_id=emitter.run_id,
-        recipe=str(opts.recipe),
+        recipe=str(opts.recipe) if opts.recipe is not None else BUILTIN_FILE,
         recipe_name=name,
         status=Status.invalid_input,
         exit_code=2,

@@ -25,6 +25,7 @@ from typing import Any
 
 from agentci.errors import InvalidInput, RecipeError, RecipeErrors
 from agentci.loop.plan import TaskPlan, merge_model, plan_tasks
+from agentci.recipe.prompt_recipe import BUILTIN_FILE, RecipeFields
 from agentci.recipe.schema import ModelConfig, Recipe
 
 #: Model names the google-genai SDK serves (Gemini and Gemma, by name or resource path).
@@ -97,20 +98,26 @@ class CheckedRecipe:
 
 
 def check_recipe(
-    path: Path,
+    path: Path | None,
     params: list[str],
     *,
     out_dir: Path | None = None,
     overrides: dict[str, Any] | None = None,
     live: bool = True,
+    fields: RecipeFields | None = None,
 ) -> CheckedRecipe:
-    """Load ``path`` and make every check of the module docstring; raise one
+    """Load ``path`` (None: the built-in recipe of ``--prompt``) with the command line's
+    ``fields`` and make every check of the module docstring; raise one
     :class:`~agentci.errors.RecipeError` listing all problems (``live=False``: no API key
-    needed, the SDK is not imported)."""
-    from agentci.recipe.load import load_recipe, source_of
+    needed, the SDK is not imported). Files the recipe names are relative to its folder (the
+    working directory for the built-in recipe)."""
+    from agentci.recipe.load import builtin_recipe, load_recipe, source_of
     from agentci.recipe.render import parse_assignments
 
-    recipe = load_recipe(path)  # a recipe that does not parse can be checked no further
+    # a recipe that does not parse can be checked no further
+    recipe = load_recipe(path, fields) if path else builtin_recipe(fields or RecipeFields())
+    recipe_dir = path.resolve().parent if path is not None else Path.cwd()
+    file: Path | str = path if path is not None else BUILTIN_FILE
     if overrides:
         recipe = recipe.model_copy(update={"budget": recipe.budget.model_copy(update=overrides)})
     source = source_of(recipe)
@@ -118,19 +125,19 @@ def check_recipe(
     try:
         given = parse_assignments(params)
     except InvalidInput as err:
-        problems.append(RecipeError(str(err), file=path))
+        problems.append(RecipeError(str(err), file=file))
         given = {}
-    values = _parameter_values(recipe, given, path, problems)
+    values = _parameter_values(recipe, given, file, problems)
     problems.extend(_template_problems(recipe, values))
-    problems.extend(_model_problems(recipe, path.resolve().parent, live=live))
-    problems.extend(_hook_problems(recipe, path.resolve().parent))
+    problems.extend(_model_problems(recipe, recipe_dir, live=live))
+    problems.extend(_hook_problems(recipe, recipe_dir))
     plans: list[TaskPlan] = []
     if not problems:
         from agentci.recipe.attachments import attach
 
         plans = plan_tasks(recipe, values, out_dir or Path(recipe.outputs.dir))
         try:
-            attach(recipe, plans, path.resolve().parent, values)
+            attach(recipe, plans, recipe_dir, values)
         except RecipeError as err:
             problems.append(err)
         apply_budget_overrides(plans, overrides or {})
@@ -139,13 +146,16 @@ def check_recipe(
         except InvalidInput as err:
             problems.append(source.error(str(err), "budget", "max_cost_usd"))
     if problems:
-        problems.sort(key=lambda p: (p.file != str(path), p.line or 0))
+        problems.sort(key=lambda p: (p.file != str(file), p.line or 0))
         raise problems[0] if len(problems) == 1 else RecipeErrors(problems)
     return CheckedRecipe(recipe, values, plans)
 
 
 def _parameter_values(
-    recipe: Recipe, given: dict[str, str | list[str]], path: Path, problems: list[RecipeError]
+    recipe: Recipe,
+    given: dict[str, str | list[str]],
+    path: Path | str,
+    problems: list[RecipeError],
 ) -> dict[str, Any]:
     """Typed values; each unknown or missing parameter is a problem (missing ones get a
     placeholder so the templates can still be checked)."""

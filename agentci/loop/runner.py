@@ -80,7 +80,7 @@ class Runner:
         recipe = self.settings.recipe
         self.emitter.emit(
             ev.RunStarted(
-                recipe=str(self.settings.recipe_path),
+                recipe=self.settings.recipe_label,
                 recipe_name=recipe.name,
                 tasks=[p.name for p in self.plans],
                 agentci_version=__version__,
@@ -118,7 +118,7 @@ class Runner:
             code = exit_code_for(status, signal_name=self.signal_name)
         report = RunReport(
             run_id=self.emitter.run_id,
-            recipe=str(self.settings.recipe_path),
+            recipe=self.settings.recipe_label,
             recipe_name=recipe.name,
             status=status,
             exit_code=code,

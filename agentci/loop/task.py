@@ -26,6 +26,7 @@ from agentci.loop.state import State
 from agentci.outcome import Status, exit_code_for
 from agentci.outputs.report import TaskReport
 from agentci.providers.base import Provider
+from agentci.recipe.prompt_recipe import BUILTIN_FILE
 from agentci.recipe.schema import Recipe
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ class RunSettings:
     """What every task of a run shares: the recipe, where it came from, the CLI's choices."""
 
     recipe: Recipe
-    recipe_path: Path
+    recipe_path: Path | None  # None: the built-in recipe of `agentci run --prompt`
     base_dir: Path  # the folder workspace.path is relative to (the working directory)
     workspace_override: Path | None = None
     record: Path | None = None
@@ -55,6 +56,16 @@ class RunSettings:
     sdk_paths: SdkPaths | None = None  # shared by the run's Gemini providers (made lazily)
     tasks_started: int = 0  # setup of a later task runs in the sandbox (agent work is there)
     hook_fingerprints: dict[Path, str] = field(default_factory=dict)  # hook scripts at start
+
+    @property
+    def recipe_dir(self) -> Path:
+        """The folder files of the recipe are relative to (the working directory: built-in)."""
+        return self.recipe_path.parent if self.recipe_path is not None else self.base_dir
+
+    @property
+    def recipe_label(self) -> str:
+        """The recipe as the outputs name it."""
+        return str(self.recipe_path) if self.recipe_path is not None else BUILTIN_FILE
 
 
 class TaskRun:
@@ -280,7 +291,7 @@ class TaskRun:
             recipe.hooks,
             workspace=workspace,
             env=env,
-            recipe_dir=self.settings.recipe_path.parent,
+            recipe_dir=self.settings.recipe_dir,
             task=plan.name,
             fingerprints=self.settings.hook_fingerprints,
         )
@@ -381,7 +392,7 @@ class TaskRun:
             self.settings.sdk_paths = SdkPaths()
         provider = make_provider(
             self.plan.model,
-            base_dir=self.settings.recipe_path.parent,
+            base_dir=self.settings.recipe_dir,
             sdk_paths=self.settings.sdk_paths,
         )
         if self.settings.record is not None:

@@ -5,7 +5,8 @@ tasks). In each suite:
 
 * testcase ``agent`` — the task's outcome. Passes when the task's exit code is 0 (success, or
   ``no_changes`` the recipe allows). Otherwise a ``<failure>`` (the agent did not get there:
-  verify_failed, no_changes, budget_exhausted, loop_detected, blocked) or an ``<error>`` (the run
+  verify_failed, no_changes, budget_exhausted, loop_detected, blocked, invalid_output) or an
+  ``<error>`` (the run
   could not work: provider_error, internal_error, invalid_input, cancelled), whose ``type`` is the
   status and whose message is the reason. The model's last message is the case's system-out.
 * testcase ``verify:<test id>`` for each test the baseline or the final verify run saw: passed,

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from agentci.errors import RecipeError, RecipeErrors
 from agentci.recipe.messages import message
+from agentci.recipe.prompt_recipe import BUILTIN_FILE, BUILTIN_RECIPE, RecipeFields, apply_fields
 from agentci.recipe.schema import Recipe
 
 MAX_DEPTH = 64  # nesting levels a recipe may use (a real one needs fewer than ten)
@@ -104,11 +105,20 @@ def load_yaml(text: str, *, file: Path | str) -> Any:
         ) from None
 
 
-def parse_recipe(text: str, *, file: Path | str = "<recipe>") -> Recipe:
-    """Validate recipe YAML text; raise :class:`RecipeError` naming file, line and key."""
+def parse_recipe(
+    text: str,
+    *,
+    file: Path | str = "<recipe>",
+    fields: RecipeFields | None = None,
+    builtin: bool = False,
+) -> Recipe:
+    """Validate recipe YAML text, with the command line's ``fields`` on top; raise
+    :class:`RecipeError` naming file, line and key."""
     data = load_yaml(text, file=file)
     if not isinstance(data, dict):
         raise RecipeError("a recipe is a YAML mapping (key: value)", file=file, line=1)
+    if fields:
+        apply_fields(data, fields, builtin=builtin)
     _check_text(data, data, (), file)
     try:
         recipe = Recipe.model_validate(data)
@@ -185,8 +195,13 @@ def _is_union_tag(part: int | str) -> bool:
     )
 
 
-def load_recipe(path: Path | str) -> Recipe:
-    """Read and validate the recipe at ``path``."""
+def builtin_recipe(fields: RecipeFields) -> Recipe:
+    """The built-in recipe of ``agentci run --prompt``, with the command line's fields."""
+    return parse_recipe(BUILTIN_RECIPE, file=BUILTIN_FILE, fields=fields, builtin=True)
+
+
+def load_recipe(path: Path | str, fields: RecipeFields | None = None) -> Recipe:
+    """Read and validate the recipe at ``path`` (with the command line's ``fields``)."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -194,4 +209,4 @@ def load_recipe(path: Path | str) -> Recipe:
         raise RecipeError("no such recipe file", file=p) from None
     except (OSError, UnicodeDecodeError) as err:
         raise RecipeError(f"cannot read the recipe: {err}", file=p) from None
-    return parse_recipe(text, file=p)
+    return parse_recipe(text, file=p, fields=fields)

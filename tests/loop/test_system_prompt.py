@@ -83,3 +83,16 @@ def test_system_prompt_append_keeps_agentcis_prompt_and_adds_the_text_last(tmp_p
     assert system.endswith(
         "Instructions from the recipe:\nRecipe instruction here.\n\nAnswer in French.\n"
     )
+
+
+def test_a_missing_system_prompt_file_is_invalid_input_with_its_line(tmp_path: Path):
+    from agentci.testing.cli import agentci
+
+    init_repo(tmp_path / "ws", {"README.md": "hello\n"})
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(RECIPE.format(extra="system_prompt: {replace: prompts/missing.md}"))
+    done = agentci("validate", str(recipe), cwd=tmp_path)
+    assert done.returncode == 2
+    assert f"r.yaml:11: system_prompt.replace: no such file: {tmp_path}/prompts/missing.md" in (
+        done.stdout + done.stderr
+    )

@@ -1,0 +1,117 @@
+"""``agentci run --prompt``: a one-line job without a recipe file (the built-in recipe), the
+prompt from stdin, and the flags for the common fields on top of a recipe."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tool_harness import init_repo
+
+from agentci.events.types import parse_event
+from agentci.testing.fake_gemini import FakeGemini
+
+
+def _agentci(cwd: Path, *args: str, stdin: str = "", env: dict[str, str] | None = None):
+    return subprocess.run(
+        [sys.executable, "-m", "agentci", "run", *args],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def _events(out: Path) -> list:
+    return [parse_event(line) for line in (out / "events.jsonl").read_text().splitlines()]
+
+
+def _system(request) -> str:
+    return request.body["systemInstruction"]["parts"][0]["text"]
+
+
+def test_prompt_from_stdin_runs_the_built_in_read_only_recipe(tmp_path: Path):
+    ws = init_repo(tmp_path / "ws", {"calc.py": "def add(a, b):\n    return a - b\n"})
+    stdin = "Why does add() give 2 - 3?\nTemplates stay as they are: {{ not_a_parameter }}\n"
+    with FakeGemini([{"text": "add subtracts."}]) as fake:
+        done = _agentci(ws, "--prompt", "-", "-q", stdin=stdin, env=fake.env())
+        request = fake.generate_requests[0]
+    assert done.returncode == 0, done.stderr
+    assert request.model == "gemini-2.5-flash"
+    assert request.contents[0]["parts"][-1]["text"] == stdin
+    assert "approval policy (mode `read_only`)" in _system(request)
+    result = json.loads((ws / ".agentci/out/result.json").read_text())
+    assert (result["status"], result["exit_code"]) == ("no_changes", 0)
+    assert result["recipe"] == "<built-in recipe>" and result["recipe_name"] == "prompt"
+    assert result["summary"] == "add subtracts."
+
+
+def test_the_flags_set_model_mode_verify_and_output_schema(tmp_path: Path):
+    ws = init_repo(tmp_path / "ws", {"calc.py": "def add(a, b):\n    return a - b\n"})
+    schema = {"type": "object", "properties": {"cause": {"type": "string"}}, "required": ["cause"]}
+    (tmp_path / "schema.json").write_text(json.dumps(schema))
+    turns = [
+        {"function_calls": [{"name": "replace", "args": {
+            "file_path": "calc.py", "old_string": "a - b", "new_string": "a + b"}}]},
+        {"function_calls": [{"name": "submit_result", "args": {"cause": "a sign"}}]},
+    ]  # fmt: skip
+    args = [
+        "--prompt", "Fix add.", "--model", "gemini-2.5-pro", "--mode", "auto_edit",
+        "--verify", "python -c 'import calc; assert calc.add(2, 3) == 5'",
+        "--output-schema", str(tmp_path / "schema.json"), "-q",
+    ]  # fmt: skip
+    with FakeGemini(turns) as fake:
+        done = _agentci(ws, *args, env=fake.env())
+        requests = fake.generate_requests
+    assert done.returncode == 0, done.stderr
+    assert {r.model for r in requests} == {"gemini-2.5-pro"}
+    assert "approval policy (mode `auto_edit`)" in _system(requests[0])
+    assert "verify command `python -c 'import calc; assert calc.add(2, 3) == 5'`" in _system(
+        requests[0]
+    )
+    result = json.loads((ws / ".agentci/out/result.json").read_text())
+    assert (result["status"], result["output"]) == ("success", {"cause": "a sign"})
+    verify = [e for e in _events(ws / ".agentci/out") if e.type == "verify_result"]
+    assert [(v.phase, v.passed) for v in verify] == [("attempt", True)]  # no baseline run
+
+
+def test_prompt_replaces_the_prompt_of_a_recipe_file(tmp_path: Path):
+    init_repo(tmp_path / "ws", {"a.txt": "x\n"})
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(
+        "version: 1\nname: r\nmodel: {name: gemini-2.5-flash}\nprompt: The recipe's prompt.\n"
+        "sandbox: none\nallow_no_changes: true\nworkspace: {path: ws}\n"
+    )
+    with FakeGemini([{"text": "ok"}]) as fake:
+        done = _agentci(tmp_path, str(recipe), "--prompt", "The command line's.", env=fake.env())
+        request = fake.generate_requests[0]
+    assert done.returncode == 0, done.stderr
+    assert request.contents[0]["parts"][-1]["text"] == "The command line's."
+
+
+def test_no_recipe_and_no_prompt_is_a_usage_error(tmp_path: Path):
+    done = _agentci(tmp_path)
+    assert done.returncode == 2
+    assert "give a RECIPE file, or a prompt with --prompt TEXT" in done.stderr
+
+
+def test_an_empty_prompt_on_stdin_is_invalid_input(tmp_path: Path):
+    done = _agentci(tmp_path, "--prompt", "-", stdin="  \n")
+    assert done.returncode == 2
+    assert "the prompt is empty (standard input)" in done.stderr
+
+
+def test_prompt_with_a_recipe_of_several_tasks_is_refused(tmp_path: Path):
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(
+        "version: 1\nname: r\nmodel: {name: gemini-2.5-flash}\n"
+        "tasks: [{name: a, prompt: A}, {name: b, prompt: B}]\n"
+    )
+    done = _agentci(tmp_path, str(recipe), "--prompt", "X", env={"GEMINI_API_KEY": "k"})
+    assert done.returncode == 2
+    assert "--prompt replaces the recipe's prompt, but this recipe has tasks" in done.stderr
