@@ -70,6 +70,7 @@ def _schema_type(prop: dict[str, Any]) -> str:
 def tools_markdown() -> str:
     """docs/tools.md: the built-in tools as the model sees them."""
     from agentci.tools.registry import default_tools
+    from agentci.tools.submit import SubmitResult
 
     out = [
         "# Tools the model sees",
@@ -94,6 +95,12 @@ def tools_markdown() -> str:
         spec = tool.spec()
         args = ", ".join(f"`{a}`" for a in spec.parameters.get("properties", {}))
         out.append(f"| [`{spec.name}`](#{spec.name}) | {tool.kind.value} | {args} |")
+    out += [
+        "",
+        f"With `output` in the recipe, the model also gets `{SubmitResult.name}` (kind "
+        f"`{SubmitResult.kind.value}`): {SubmitResult.description} Its parameters are the "
+        "recipe's `output.schema` ([structured output](structured-output.md)).",
+    ]
     for tool in tools:
         spec = tool.spec()
         params = spec.parameters

@@ -8,6 +8,7 @@ guards, the structured answer it expects. A recipe may replace that prompt or ap
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -35,6 +36,7 @@ Check your work the same way before you stop.
 {% endif %}"""
 )
 
+_SENTENCE_END = re.compile(r"\.\s+(?=[A-Z`])")
 _KIND_NOTE = {
     ToolKind.read: "looks around; calls of one turn run in parallel",
     ToolKind.edit: "changes files",
@@ -57,11 +59,18 @@ class PromptFacts:
 
 def tool_lines(tools: Iterable[Tool]) -> str:
     """One line per tool: its name, what kind of tool it is, its description's first sentence."""
-    lines = []
-    for tool in tools:
-        first = tool.description.split(". ")[0].rstrip(".")
-        lines.append(f"- {tool.name} ({_KIND_NOTE[tool.kind]}): {first}.")
-    return "\n".join(lines)
+    return "\n".join(
+        f"- {tool.name} ({_KIND_NOTE[tool.kind]}): {first_sentence(tool.description)}"
+        for tool in tools
+    )
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of ``text`` (a period followed by a capital; "e.g." is not an end)."""
+    for end in _SENTENCE_END.finditer(text):
+        if not text[: end.start() + 1].endswith(("e.g.", "i.e.")):
+            return text[: end.start() + 1]
+    return text
 
 
 def after_stop_lines(facts: PromptFacts) -> str:

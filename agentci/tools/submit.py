@@ -91,9 +91,10 @@ class Answer:
 
     def handed_in(self) -> bool:
         """After a turn's tool calls: True when a valid answer came in (the session ends).
-        Raises :class:`OutputInvalid` when the attempts are spent."""
+        Raises :class:`OutputInvalid` when the attempts are spent and no earlier answer was
+        valid (an answer handed in before verify sent the model back stays the answer)."""
         fresh, self._fresh = self._fresh, False
-        if not fresh and self.invalid >= self.attempts:
+        if not fresh and self.state.output is None and self.invalid >= self.attempts:
             raise OutputInvalid(self._why())
         return fresh
 

@@ -40,8 +40,15 @@ def _system(tmp_path: Path, extra: str = "") -> str:
 def test_agentcis_prompt_lists_every_tool_of_the_registry_and_the_mode(tmp_path: Path):
     system = _system(tmp_path, "policy: {mode: read_only}")
     for tool in default_tools().values():
-        first = tool.description.split(". ")[0].rstrip(".")
-        assert f"- {tool.name} (" in system and first in system, tool.name
+        line = next(x for x in system.splitlines() if x.startswith(f"- {tool.name} ("))
+        sentence = line.split("): ", 1)[1]
+        assert tool.description.startswith(sentence) and sentence.endswith("."), line
+    glob = next(x for x in system.splitlines() if x.startswith("- glob ("))
+    assert glob == (
+        "- glob (looks around; calls of one turn run in parallel): Find files whose path "
+        "matches a glob pattern (e.g. `**/*.py`, `src/**/test_*.py`, `*.{ts,tsx}`; .gitignore "
+        "rules)."
+    )
     assert "approval policy (mode `read_only`)" in system
     assert "submit_result" not in system
     assert system.rstrip().endswith("Instructions from the recipe:\nRecipe instruction here.")
