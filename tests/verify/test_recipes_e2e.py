@@ -107,12 +107,15 @@ def test_a_green_repo_exits_0_without_calling_the_model(repo_factory, tmp_path: 
 
 
 def test_review_diff_hands_in_findings_and_changes_nothing(repo_factory, tmp_path: Path):
-    from conftest import git
-
     repo = repo_factory({"calc.py": "def add(a, b):\n    return a + b\n"})
-    git(repo, "checkout", "-q", "-b", "feature")
+    subprocess.run(["git", "checkout", "-q", "-b", "feature"], cwd=repo, check=True)
     (repo / "calc.py").write_text("def add(a, b):\n    return a - b\n")
-    git(repo, "commit", "-qam", "change add")
+    subprocess.run(["git", "add", "calc.py"], cwd=repo, check=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t.invalid", "commit", "-qm", "change"],
+        cwd=repo,
+        check=True,
+    )
     finding = {"file": "calc.py", "line": 2, "severity": "error", "message": "add subtracts"}
     answer = {"summary": "Changes add; it now subtracts.", "findings": [finding]}
     replies = [
