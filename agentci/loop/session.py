@@ -119,10 +119,10 @@ class Session:
                     state.messages.append(Message(role="user", parts=[TextPart(nudge)]))
                     continue
                 state.final_text = self.continuation.finish(text).strip()
-                nudge = self.answer.missing() if self.answer else None  # may raise OutputInvalid
-                if nudge is None:
+                reminder = self.answer.missing() if self.answer else None  # may raise OutputInvalid
+                if reminder is None:
                     return
-                state.messages.append(Message(role="user", parts=[TextPart(nudge)]))
+                state.messages.append(Message(role="user", parts=[TextPart(reminder)]))
                 continue
             self.continuation.drop()
             allowed = self.budget.tool_calls_allowed(state, len(calls))
