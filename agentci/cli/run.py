@@ -137,6 +137,9 @@ def run_command(
     if shard is not None:
         from agentci.cli.shard import run_shard
 
+        if recipe is None or fields:
+            raise fail("--shard runs a shard of a RECIPE as it is: without --prompt and the flags")
+
         run_shard(recipe, shard, params, out_dir, workspace, output_format, record, overrides,
                   skip_if_proposed=skip_if_proposed, verbose=verbose, quiet=quiet)  # fmt: skip
     code = launch(
