@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from agentci.context.tokens import estimate_message
 from agentci.errors import NoUsableAnswer
 from agentci.events import types as ev
-from agentci.providers.base import Message, ModelChunk, ModelRequest, TextPart
+from agentci.providers.base import Message, ModelChunk, ModelRequest, Part, TextPart
 
 if TYPE_CHECKING:
     from agentci.loop.chat import CallMeter, Chat
@@ -61,6 +61,14 @@ SNAPSHOT_INTRO = (
     "below (written from the history, not by the user). Continue the task from it.\n\n"
 )
 
+ORIGIN_INTRO = (
+    "agentci: this session began with the message below (kept as it was: the task, and the "
+    "project context it came with).\n\n"
+)
+#: Characters of the session's first message kept beside a snapshot (the task with its
+#: project context files, up to ``project_context.max_bytes``, fits whole).
+ORIGIN_KEPT_CHARS = 48_000
+
 #: Characters of the first prompt kept when the oldest turns are dropped.
 PROMPT_KEPT_CHARS = 8_000
 
@@ -91,9 +99,16 @@ def snapshot_request(model: str, older: list[Message]) -> ModelRequest:
     return ModelRequest(model=model, system=SNAPSHOT_SYSTEM, messages=messages, tools=[])
 
 
-def with_snapshot(snapshot: str, kept: list[Message]) -> list[Message]:
-    """The new history: the snapshot as a user message, then the kept turns."""
-    return [Message("user", [TextPart(SNAPSHOT_INTRO + snapshot.strip())]), *kept]
+def with_snapshot(snapshot: str, kept: list[Message], origin: str = "") -> list[Message]:
+    """The new history: one user message with the snapshot and ``origin`` — the text the
+    session began with (the task and its project context, which a summary must not reduce
+    to a paraphrase) —, then the kept turns."""
+    parts: list[Part] = [TextPart(SNAPSHOT_INTRO + snapshot.strip())]
+    if origin:
+        if len(origin) > ORIGIN_KEPT_CHARS:
+            origin = origin[:ORIGIN_KEPT_CHARS] + "\n[... cut ...]"
+        parts.append(TextPart(ORIGIN_INTRO + origin))
+    return [Message("user", parts), *kept]
 
 
 def drop_oldest(messages: list[Message], split: int, first: str) -> list[Message]:

@@ -52,7 +52,8 @@ class ContextKeeper:
         self.masker = OutputMasker(config.mask_tool_output_after_tokens, outputs)
         self.summary_failed = False  # after a failed snapshot, only drop old turns
         self._note: Message | None = None  # the note of the last drop, while it leads
-        self._origin = ""  # the text that note keeps
+        self._kept = ""  # the text that note keeps
+        self._origin: str | None = None  # the session's first message, before any rewrite
 
     def window(self, model: str) -> int:
         """The context window of ``model`` (the recipe's override first)."""
@@ -69,13 +70,21 @@ class ContextKeeper:
         self.masker.mask(session.state.messages)
         return self._size(session)
 
+    def _remember_origin(self, messages: list[Message]) -> str:
+        """The session's first message as it was (the task and its project context), taken
+        before the first rewrite and kept beside every snapshot."""
+        if self._origin is None:
+            self._origin = messages[0].text
+        return self._origin
+
     def _drop(self, session: Session, split: int) -> int:
         """Drop the first ``split`` messages; the note keeps what the session began with (the
         same text again when the first message is the note of an earlier drop)."""
         messages = session.state.messages
-        first = self._origin if messages[0] is self._note else messages[0].text
+        self._remember_origin(messages)
+        first = self._kept if messages[0] is self._note else messages[0].text
         new = drop_oldest(messages, split, first)
-        self._note, self._origin = new[0], first
+        self._note, self._kept = new[0], first
         return self._rewrite(session, new)
 
     async def before_request(self, session: Session) -> AsyncIterator[ev.Event]:
@@ -103,7 +112,8 @@ class ContextKeeper:
             status: ev.CompressionStatus = "failed_empty"
             after = size
             if summary.text:
-                new = with_snapshot(summary.text, messages[split:])
+                origin = self._remember_origin(messages)
+                new = with_snapshot(summary.text, messages[split:], origin)
                 if estimate_messages(new) < estimate_messages(messages):
                     status, after = "compressed", self._rewrite(session, new)
                 else:

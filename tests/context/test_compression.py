@@ -8,7 +8,12 @@ from pathlib import Path
 
 from context_session import context_session, run, run_until_stop
 
-from agentci.context.compression import SNAPSHOT_INTRO, SNAPSHOT_REQUEST, SNAPSHOT_SYSTEM
+from agentci.context.compression import (
+    ORIGIN_INTRO,
+    SNAPSHOT_INTRO,
+    SNAPSHOT_REQUEST,
+    SNAPSHOT_SYSTEM,
+)
 from agentci.errors import BudgetExhausted, ContextWindowFull
 from agentci.events import types as ev
 from agentci.events.console import ConsoleSink
@@ -87,7 +92,10 @@ def test_compression_replaces_older_turns_by_a_snapshot_and_keeps_calls_with_res
     assert asked.tools == [] and asked.messages[-1].parts[-1] == TextPart(SNAPSHOT_REQUEST)
     assert asked.messages[0].parts[0] == TextPart("Read big.txt again and again.")
     after = provider.requests[first + 1].messages
-    assert after[0].parts == [TextPart(SNAPSHOT_INTRO + SNAPSHOT)]
+    assert after[0].parts == [
+        TextPart(SNAPSHOT_INTRO + SNAPSHOT),
+        TextPart(ORIGIN_INTRO + "Read big.txt again and again."),
+    ]
     older = calls_in(asked.messages)
     assert older and not set(older) & set(calls_in(after))  # the old turns are gone
     assert calls_in(after) == list(range(max(older) + 1, max(older) + 1 + len(calls_in(after))))
@@ -237,3 +245,23 @@ def test_an_output_too_big_for_the_window_even_after_dropping_turns_stops_the_ta
     assert isinstance(stop, ContextWindowFull)
     assert len(provider.requests) == 1  # the doomed second request was not sent
     assert [e.type for e in events][-1] == "context_window_will_overflow"
+
+
+def test_the_task_and_its_project_context_survive_every_compression(
+    repo_factory, tmp_path: Path
+) -> None:
+    """A snapshot is a paraphrase: the session's first message (the task and the project's
+    AGENTS.md text it carries) is kept as it was beside each one."""
+    repo = repo_factory({"big.txt": BIG})
+    provider = ScriptedProvider(Agent(turns=20))
+    session = context_session(repo, tmp_path / "out", provider, window=24_000)
+    task = (
+        "Read big.txt.\n<project_context>AGENTS.md: run tests with `make check`</project_context>"
+    )
+    run(session, task)
+
+    after_each = [provider.requests[i + 1] for i in summaries(provider)]
+    assert len(after_each) >= 2  # compressed again after an earlier snapshot
+    for request in after_each:
+        texts = [p.text for p in request.messages[0].parts if isinstance(p, TextPart)]
+        assert texts[1] == ORIGIN_INTRO + task
