@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from agentci.cli.options import parameter_options
+from agentci.cli.options import budget_overrides, parameter_options
 
 
 @click.command(name="batch")
@@ -62,15 +62,7 @@ def batch_command(
     task's."""
     from agentci.batch.launch import BatchOptions, launch_batch
 
-    overrides = {
-        key: value
-        for key, value in (
-            ("max_turns", max_turns),
-            ("max_cost_usd", max_cost),
-            ("max_wall_seconds", timeout),
-        )
-        if value is not None
-    }
+    overrides = budget_overrides(max_turns=max_turns, max_cost=max_cost, timeout=timeout)
     raise SystemExit(
         launch_batch(
             BatchOptions(

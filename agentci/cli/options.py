@@ -22,6 +22,15 @@ def parameter_options(func: F) -> F:
     )(func)
 
 
+def budget_overrides(
+    *, max_turns: int | None, max_cost: float | None, timeout: float | None
+) -> dict[str, float]:
+    """The ``budget`` fields that ``--max-turns``, ``--max-cost`` and ``--timeout`` set (the
+    options given; the recipe's values stand for the others)."""
+    given = {"max_turns": max_turns, "max_cost_usd": max_cost, "max_wall_seconds": timeout}
+    return {key: value for key, value in given.items() if value is not None}
+
+
 class _UserError(click.ClickException):
     exit_code = 2
 

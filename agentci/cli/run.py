@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from agentci.cli.options import parameter_options
+from agentci.cli.options import budget_overrides, parameter_options
 
 
 @click.command(name="run")
@@ -125,15 +125,7 @@ def run_command(
         prompt=text, model=model, mode=mode, verify=verify_command, output_schema=output_schema
     )
 
-    overrides = {
-        key: value
-        for key, value in (
-            ("max_turns", max_turns),
-            ("max_cost_usd", max_cost),
-            ("max_wall_seconds", timeout),
-        )
-        if value is not None
-    }
+    overrides = budget_overrides(max_turns=max_turns, max_cost=max_cost, timeout=timeout)
     if shard is not None:
         from agentci.cli.shard import run_shard
 
