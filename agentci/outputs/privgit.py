@@ -140,10 +140,15 @@ def dot_git_dir(path: Path) -> Path | None:
 
 
 def copy_index(src: Path, dest: Path) -> bool:
-    """Copy a user's index as a stat cache (never written back); False when there is none."""
+    """Copy a user's index as a stat cache (never written back); False when there is none.
+
+    The copy keeps the index's timestamps: git trusts an entry's stat data only when the file
+    is older than the index file itself ("racy clean"), so a copy dated now would hide an edit
+    of the same size made in the second git last wrote the index."""
     if not src.is_file():
         return False
     shutil.copyfile(src, dest)
+    shutil.copystat(src, dest)
     return True
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 #: The author and committer of every test commit.
@@ -58,3 +59,40 @@ def commit_repo(
     git(root, "add", "-A")
     git(root, "commit", "-q", "--allow-empty", "-m", message)
     return Path(os.path.realpath(root))
+
+
+def racy_edit(repo: Path, name: str, text: str) -> None:
+    """Replace tracked file ``name`` with ``text`` (the same size) so that only git's racy-clean
+    rule can see the change: the file's stat data (to the second, as git compares them) equals
+    the index entry's, and its mtime equals the index file's own mtime. Returns once that second
+    has passed, so an index copy written now would be newer than the edit."""
+    path = repo / name
+    old = path.read_bytes()
+    if len(old) != len(text.encode()):
+        raise ValueError("a racy edit keeps the file's size")
+    for _ in range(50):
+        path.write_bytes(old)  # fresh stat data, the committed content
+        git(repo, "add", "--", name)  # the index entry and the index file: this second
+        path.write_text(text)
+        index = (repo / ".git" / "index").stat()
+        os.utime(path, ns=(index.st_atime_ns, index.st_mtime_ns))
+        entry = _index_entry_seconds(repo, name)
+        st = path.stat()
+        same_stat = entry == (int(st.st_ctime), int(st.st_mtime))
+        if same_stat and entry[1] == int(index.st_mtime):
+            break
+    else:
+        raise AssertionError("could not make a racy edit in 50 tries")
+    while time.time() < int(index.st_mtime) + 1.05:
+        time.sleep(0.05)
+
+
+def _index_entry_seconds(repo: Path, name: str) -> tuple[int, int]:
+    """(ctime, mtime) seconds of the index entry of ``name`` (``git ls-files --debug``)."""
+    out = git(repo, "ls-files", "--debug", "--", name)
+    seconds = {}
+    for line in out.splitlines():
+        key, _, value = line.strip().partition(":")
+        if key in ("ctime", "mtime"):
+            seconds[key] = int(value.strip().split(":")[0])
+    return seconds["ctime"], seconds["mtime"]

@@ -10,6 +10,7 @@ import pytest
 from precommit_project import FILES, FIX_APP_AND_TOUCH_OTHER
 
 from agentci.testing.cli import agentci
+from agentci.testing.repo import racy_edit
 
 
 @pytest.fixture
@@ -133,3 +134,16 @@ def test_the_hook_manifest_is_valid_and_its_hooks_run_serially():
     assert set(hooks) == {"agentci-fix-lint", "agentci"}
     assert all(h["require_serial"] and h["language"] == "python" for h in hooks.values())
     assert hooks["agentci-fix-lint"]["entry"] == "agentci pre-commit --recipe fix-lint"
+
+
+def test_a_guard_revert_keeps_the_users_racily_clean_edit(project):
+    """The user edited other.py (same size, same second as git wrote the index); the agent
+    also rewrote it; the guard puts back the user's text, not the committed one."""
+    racy_edit(project, "other.py", "y = 9\n")
+    (project / ".agentci/replies.yaml").write_text(FIX_APP_AND_TOUCH_OTHER)
+    agentci("pre-commit", "app.py", cwd=project)
+    assert (project / "other.py").read_text() == "y = 9\n"
+    result = _result(project)
+    assert result["changed_files"] == ["app.py"]
+    patch = (project / ".agentci/pre-commit-out/patch.diff").read_text()
+    assert "other.py" not in patch
