@@ -25,9 +25,13 @@ from agentci.cli.validate import validate_command
 def cli() -> None:
     """Run an LLM coding agent headlessly in pipelines, from a YAML recipe.
 
+    Outputs (in outputs.dir, default .agentci/out): events.jsonl, patch.diff, junit.xml,
+    result.json, summary.md, report.html, sarif.json (failures at places of the code) and
+    output.json (a structured answer).
+
     Exit codes: 0 success, 1 no changes or verify failed, 2 invalid input, 3 budget
-    exhausted, 4 loop detected, 5 blocked, 6 provider error, 70 internal error,
-    130/143 cancelled (SIGINT/SIGTERM).
+    exhausted, 4 loop detected, 5 blocked, 6 provider error, 7 invalid output (no answer
+    matching output.schema), 70 internal error, 130/143 cancelled (SIGINT/SIGTERM).
     """
 
 

@@ -106,8 +106,9 @@ def run_command(
     quiet: bool,
 ) -> None:
     """Run RECIPE (or the built-in recipe with --prompt): the agent loop, verify, and the
-    outputs (events.jsonl, patch.diff, junit.xml, result.json, summary.md, output.json). The
-    exit code tells how it ended."""
+    outputs (events.jsonl, patch.diff, junit.xml, result.json, summary.md, report.html, and
+    sarif.json and output.json when there is something to put in them). The exit code tells
+    how it ended (agentci --help lists them)."""
     from agentci.cli.options import fail
     from agentci.errors import InvalidInput
     from agentci.loop.launch import LaunchOptions, launch
