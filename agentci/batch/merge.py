@@ -200,11 +200,9 @@ def merged_result(tasks: list[TaskOutput], not_run: list[str] | None = None) -> 
 
 def merged_junit(tasks: list[TaskOutput]) -> str:
     """One suite per task, named ``recipe/task``, from each task's junit.xml."""
-    import io
-
     from junitparser import JUnitXml, TestSuite
 
-    from agentci.outputs.junit import render_junit
+    from agentci.outputs.junit import junit_text, render_junit
     from agentci.outputs.report import RunReport, TaskReport
 
     xml = JUnitXml()
@@ -225,9 +223,7 @@ def merged_junit(tasks: list[TaskOutput]) -> str:
                 case.classname = name
             xml.add_testsuite(suite)
     xml.update_statistics()
-    buffer = io.BytesIO()
-    xml.write(buffer, pretty=True)
-    return buffer.getvalue().decode("utf-8")
+    return junit_text(xml)
 
 
 def merged_summary(result: dict[str, Any]) -> str:

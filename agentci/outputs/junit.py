@@ -20,7 +20,6 @@ parses, whatever the model or the tools printed.
 
 from __future__ import annotations
 
-import io
 import re
 from pathlib import Path
 
@@ -138,9 +137,19 @@ def render_junit(run: RunReport) -> str:
         )
         xml.add_testsuite(_suite(name, [_agent_case(name, task)]))
     xml.update_statistics()
-    buffer = io.BytesIO()
-    xml.write(buffer, pretty=True)
-    return buffer.getvalue().decode("utf-8")
+    return junit_text(xml)
+
+
+def junit_text(xml: JUnitXml) -> str:
+    """``xml`` as an indented document (tabs), one element per line and no blank line: the
+    indentation a parsed report brings along is replaced, not added to (``report merge``
+    re-reads each task's junit.xml). Text inside an element (a failure's message) is kept as is."""
+    from xml.etree import ElementTree
+
+    root = ElementTree.fromstring(xml.tostring())
+    ElementTree.indent(root, space="\t")
+    body = ElementTree.tostring(root, encoding="unicode")
+    return f'<?xml version="1.0" encoding="utf-8"?>\n{body}\n'
 
 
 def write_junit(path: Path, run: RunReport) -> None:

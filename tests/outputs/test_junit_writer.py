@@ -72,3 +72,27 @@ def test_run_without_tasks(tmp_path: Path) -> None:
     write_junit(tmp_path / "j.xml", run(status=Status.invalid_input, exit_code=2))
     suites = load(tmp_path / "j.xml")
     assert isinstance(suites["fix-tests"]["agent"][0], Error)
+
+
+def test_the_merged_junit_xml_is_indented_without_blank_lines(tmp_path: Path) -> None:
+    from agentci.outputs.redact import Redactor
+    from agentci.outputs.writer import write_outputs
+    from agentci.testing.cli import agentci
+
+    folders = []
+    for name, passed in (("one", True), ("two", False)):
+        t = task(name, Status.success if passed else Status.verify_failed, 0 if passed else 1,
+                 reason="" if passed else "verify still fails",
+                 verify=[verify(passed, [("t::a", "passed" if passed else "failed", "boom\n  at line 3")])])  # fmt: skip
+        write_outputs(tmp_path / name, run(t), {name: ""}, Redactor(), step_summary=False)
+        folders.append(str(tmp_path / name))
+    done = agentci("report", "merge", *folders, "--out", str(tmp_path / "merged"))
+    assert done.returncode == 1, done.stderr
+    text = (tmp_path / "merged" / "junit.xml").read_text()
+    lines = text.splitlines()
+    assert [line for line in lines if not line.strip()] == []
+    assert lines[1] == "<testsuites " + lines[1].split(" ", 1)[1]
+    assert lines[2].startswith("\t<testsuite ") and lines[-1] == "</testsuites>"
+    suites = load(tmp_path / "merged" / "junit.xml")
+    assert set(suites) == {"fix-tests/one", "fix-tests/two"}
+    assert suites["fix-tests/two"]["verify:t::a"][0].message == "boom\n  at line 3"
