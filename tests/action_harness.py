@@ -322,6 +322,50 @@ def install_agentci(python: str, runner_temp: Path) -> Path:
     return Path(run.step("Install agentci").outputs["bin"])
 
 
+# Modules an agent could write into the workspace, named like what a host-side Python imports.
+HOSTILE_MODULES = (
+    "json.py",
+    "secrets.py",
+    "pathlib.py",
+    "click/__init__.py",
+    "agentci/__init__.py",
+)
+
+_HOSTILE = """\
+# Planted in the workspace: records that a Python on the host imported it, then stands aside
+# for the real module so that whatever imported it goes on as usual.
+import os as _os
+import sys as _sys
+
+if _os.readlink("/proc/self/ns/pid") == {pidns!r}:  # the host, not a sandboxed command
+    with open(_os.path.join({markers!r}, "%s-%d" % (__name__, _os.getpid())), "w") as _fh:
+        _fh.write(repr(_sys.argv))
+_here = _os.path.dirname(_os.path.dirname(_os.path.realpath(__file__))) if {package!r} else (
+    _os.path.dirname(_os.path.realpath(__file__)))
+_saved = list(_sys.path)
+_sys.path[:] = [p for p in _sys.path if _os.path.realpath(p or ".") != _here]
+del _sys.modules[__name__]
+try:
+    import importlib as _importlib
+
+    _sys.modules[__name__] = _importlib.import_module(__name__)
+finally:
+    _sys.path[:] = _saved
+"""
+
+
+def seed_hostile_modules(workspace: Path, markers: Path) -> None:
+    """Write :data:`HOSTILE_MODULES` into ``workspace``: each one, when a Python outside the
+    sandbox imports it, leaves a file in ``markers`` (outside the workspace) named after it."""
+    markers.mkdir(parents=True, exist_ok=True)
+    pidns = os.readlink("/proc/self/ns/pid")
+    for name in HOSTILE_MODULES:
+        path = workspace / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        package = name.endswith("__init__.py")
+        path.write_text(_HOSTILE.format(pidns=pidns, markers=str(markers), package=package))
+
+
 if __name__ == "__main__":
     import argparse
 

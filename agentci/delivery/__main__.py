@@ -97,6 +97,7 @@ def _deliver(out_dir: Path, create_pr: bool, comment: bool, workspace: Path,
 
     if not (create_pr or comment):
         return
+    out_dir = workspace / out_dir  # --out is relative to the workspace (or absolute)
     try:
         result = json.loads((out_dir / "result.json").read_text(encoding="utf-8"))
         summary = (out_dir / "summary.md").read_text(encoding="utf-8", errors="replace")
@@ -135,6 +136,29 @@ def _deliver(out_dir: Path, create_pr: bool, comment: bool, workspace: Path,
         url = sticky_comment(gh, ctx, number, recipe, body)
         print(f"agentci delivery: comment {url}")
         outputs["comment-url"].append(url)
+
+
+@main.command()
+@click.option(
+    "--out", "out_dir", required=True, help="The output folder, as the workflow named it."
+)
+@click.option("--workspace", type=click.Path(path_type=Path, file_okay=False), required=True,
+              help="The workspace (absolute): --out is relative to it.")  # fmt: skip
+@click.option("--exit-code", "code", default="", help="agentci's exit code, if it ran.")
+def outputs(out_dir: str, workspace: Path, code: str) -> None:
+    """Write the Action's outputs to GITHUB_OUTPUT (and the sandbox warning to
+    GITHUB_STEP_SUMMARY) from the run's output folder, read as data."""
+    from agentci.delivery.outputs import collect, github_output, step_summary
+
+    run = collect(workspace, out_dir, code)
+    for var, text in (
+        ("GITHUB_OUTPUT", github_output(run)),
+        ("GITHUB_STEP_SUMMARY", step_summary(run)),
+    ):
+        target = os.environ.get(var)
+        if target and text:
+            with open(target, "a", encoding="utf-8") as fh:
+                fh.write(text)
 
 
 if __name__ == "__main__":

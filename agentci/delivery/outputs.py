@@ -1,0 +1,171 @@
+"""The Action's outputs (``status``, ``exit-code``, paths, ``changed-files``, ...) from a run's
+output folder, written to ``$GITHUB_OUTPUT``; and the job summary's warning when the run had no
+sandbox.
+
+Run by action.yml as ``python -I -m agentci.delivery outputs`` from a folder outside the
+workspace: the output folder is the agent's workspace's, so its files are read as data only
+(no link followed, no FIFO or device opened, sizes bounded), and no module of the workspace is
+ever imported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+MAX_JSON = 64 * 1024 * 1024  # result.json, events.jsonl
+SUMMARY_LIMIT = 60_000  # the summary output: GitHub's step outputs are 1 MB in all
+
+FIX_HINT = (
+    "The Action's sandbox step allows bubblewrap's user namespaces where it can (sudo); where "
+    "it cannot, allow them before agentci: "
+    "`sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` "
+    "(see docs/github-action.md in agentci)."
+)
+
+
+def read_data(path: Path, limit: int) -> bytes | None:
+    """The bytes of the regular file ``path`` (at most ``limit``), or None when it is missing,
+    a link, not a regular file or unreadable."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks, left = [], limit
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _json(path: Path) -> Any:
+    data = read_data(path, MAX_JSON)
+    try:
+        return json.loads(data) if data is not None else None
+    except ValueError:
+        return None
+
+
+@dataclass
+class RunOutputs:
+    """What the Action tells the workflow about one run."""
+
+    status: str
+    exit_code: str
+    changed: list[str]
+    has_changes: bool
+    summary: str
+    output: str
+    sarif: bool
+    unsandboxed: str = ""  # the sandbox_unavailable event's message
+    refused: str = ""  # agentci refused to run without a sandbox
+    paths: dict[str, str] = field(default_factory=dict)
+
+
+def collect(workspace: Path, out: str, code: str) -> RunOutputs:
+    """Read the run's outputs in ``workspace / out`` (``out`` as the workflow gave it)."""
+    folder = workspace / out
+    result = _json(folder / "result.json")
+    result = result if isinstance(result, dict) else {}
+    files = result.get("changed_files")
+    changed = [str(f) for f in files] if isinstance(files, list) else []
+    patch = folder / "patch.diff"
+    try:
+        patch_st = patch.lstat()
+        patch_size = patch_st.st_size if stat.S_ISREG(patch_st.st_mode) else 0
+    except OSError:
+        patch_size = 0
+    unsandboxed = refused = ""
+    events = read_data(folder / "events.jsonl", MAX_JSON) or b""
+    for line in events.decode("utf-8", errors="replace").splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(event, dict) or event.get("type") != "error":
+            continue
+        message = str(event.get("message", ""))
+        if event.get("kind") == "sandbox_unavailable":
+            unsandboxed = message
+        if "without a working sandbox" in message:
+            refused = message
+    summary_bytes = read_data(folder / "summary.md", SUMMARY_LIMIT * 4) or b""
+    summary = summary_bytes.decode("utf-8", errors="replace")
+    if len(summary) > SUMMARY_LIMIT:
+        summary = summary[:SUMMARY_LIMIT] + "\n\n… (cut: the whole summary is summary.md)\n"
+    answer = result.get("output")
+    status = result.get("status")
+    return RunOutputs(
+        status=status if isinstance(status, str) else "unknown",
+        exit_code=code or str(result.get("exit_code", 70)),
+        changed=changed,
+        has_changes=bool(changed) or patch_size > 0,
+        summary=summary,
+        output="" if answer is None else json.dumps(answer, ensure_ascii=False),
+        sarif=read_data(folder / "sarif.json", 0) is not None,
+        unsandboxed=unsandboxed,
+        refused=refused,
+        paths={
+            name: str(Path(out) / file)
+            for name, file in [
+                ("patch", "patch.diff"),
+                ("result", "result.json"),
+                ("junit", "junit.xml"),
+                ("summary", "summary.md"),
+            ]
+        },  # fmt: skip
+    )
+
+
+def github_output(run: RunOutputs) -> str:
+    """The ``$GITHUB_OUTPUT`` lines (multi-line values in heredoc form, with a random
+    delimiter the run's text cannot guess)."""
+    delimiter = "agentci_" + secrets.token_hex(16)
+
+    def block(name: str, value: str) -> str:
+        return f"{name}<<{delimiter}\n{value}\n{delimiter}\n"
+
+    lines = [f"status={run.status}\n", f"exit-code={run.exit_code}\n"]
+    lines += [f"{name}={path}\n" for name, path in run.paths.items()]
+    lines.append(f"has-changes={'true' if run.has_changes else 'false'}\n")
+    lines.append(f"changed-files<<{delimiter}\n" + "".join(f + "\n" for f in run.changed))
+    lines.append(f"{delimiter}\n")
+    lines.append(f"sandboxed={'false' if run.unsandboxed or run.refused else 'true'}\n")
+    sarif = str(Path(run.paths["patch"]).with_name("sarif.json")) if run.sarif else ""
+    lines.append(f"sarif={sarif}\n")
+    lines.append(block("output", run.output))
+    return "".join(lines)
+
+
+def step_summary(run: RunOutputs) -> str:
+    """What the job summary gets beyond agentci's own summary: a caution when agentci refused
+    to run without its sandbox, a warning when it ran without one."""
+    text = ""
+    if run.refused:
+        text += (
+            "\n> [!CAUTION]\n"
+            f"> **agentci refused to run without the sandbox**: {run.refused}.\n> {FIX_HINT}\n"
+        )
+    if run.unsandboxed:
+        text += (
+            "\n> [!WARNING]\n"
+            f"> **This run was unsandboxed**: {run.unsandboxed}.\n"
+            "> The model's commands ran without bubblewrap (no private /tmp, network and PID "
+            f"namespace). {FIX_HINT}\n"
+        )
+    return text
