@@ -9,8 +9,9 @@ Which files (recipe ``project_context:``, docs/project-context.md):
 The content comes from the repository, which is **untrusted**: it enters the conversation as a
 delimited block of data in the first user message (each file with its path), never in
 agentci's own system prompt, and it changes nothing about the policy, the budget or the tools.
-Files are opened like ``read_file`` opens them (inside the workspace, no symbolic link out of
-it, regular files only); the block is capped at ``max_bytes`` with a note where a file was cut.
+Files are opened through :mod:`agentci.workspace_io` (beneath the workspace, no symbolic link
+followed at all, regular files only, credentials masked as ``read_file`` masks them); the block
+is capped at ``max_bytes`` with a note where a file was cut.
 """
 
 from __future__ import annotations
@@ -18,13 +19,13 @@ from __future__ import annotations
 import os
 import re
 import secrets
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from agentci import workspace_io
 from agentci.errors import ToolFailure
 from agentci.events.types import ContextFileInfo
-from agentci.policy.paths import resolve, verify_fd
+from agentci.policy.paths import resolve
 from agentci.recipe.schema import ContextFiles
 
 #: Paths of the prompt that are followed down to their folders (the rest are ignored).
@@ -116,7 +117,11 @@ def candidates(workspace: Path, config: ContextFiles, prompt: str) -> list[str]:
 
 
 def load_context(workspace: Path, config: ContextFiles | bool, prompt: str) -> ProjectContext:
-    """Load the task's project context files (``config`` False: none)."""
+    """Load the task's project context files (``config`` False: none).
+
+    Each file is read through :mod:`agentci.workspace_io`: beneath the workspace, no symbolic
+    link followed (a committed ``AGENTS.md -> .git/config`` is skipped, never read), regular
+    files only, masked as ``read_file`` masks what it shows."""
     if config is False:
         return ProjectContext()
     if config is True:
@@ -128,41 +133,30 @@ def load_context(workspace: Path, config: ContextFiles | bool, prompt: str) -> P
         if len(loaded.files) >= MAX_FILES:
             loaded.skipped.append((rel, f"more than {MAX_FILES} context files"))
             continue
+        path = os.path.normpath(rel).replace(os.sep, "/")
+        if any(f.path == path for f in loaded.files):
+            continue
         try:
-            target = resolve(workspace, rel)
-        except ToolFailure as err:
+            found = workspace_io.kind(workspace, path) != "missing"
+        except workspace_io.UnsafePath as err:
             loaded.skipped.append((rel, str(err)))
             continue
-        if not target.real.exists() and not Path(workspace, rel).is_symlink():
+        if not found:
             if rel in included:
                 loaded.skipped.append((rel, "file not found"))
             continue
-        if any(f.path == target.rel for f in loaded.files):
-            continue  # a case-insensitive file system, or a link to a file already loaded
         if left <= 0:
             loaded.skipped.append((rel, f"the cap of {config.max_bytes} bytes is reached"))
             continue
         try:
-            data = read_capped(workspace, target.real, left)
-        except ToolFailure as err:
+            data = workspace_io.read_bytes(workspace, path, left, cut=True)
+        except workspace_io.UnsafePath as err:
             loaded.skipped.append((rel, str(err)))
             continue
         cut = len(data) > left
         text = data[:left].decode("utf-8", errors="ignore" if cut else "replace")
         size = len(text.encode())
         left -= size
-        loaded.files.append(ContextFile(path=target.rel, bytes=size, truncated=cut, text=text))
+        text = workspace_io.mask_for_model(workspace, path, text)
+        loaded.files.append(ContextFile(path=path, bytes=size, truncated=cut, text=text))
     return loaded
-
-
-def read_capped(workspace: Path, real: Path, cap: int) -> bytes:
-    """At most ``cap + 1`` bytes of a regular file inside the workspace, opened as ``read_file``
-    opens files: no final symbolic link, the descriptor checked again, never a FIFO or device."""
-    try:
-        fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as exc:
-        raise ToolFailure(f"cannot open: {exc.strerror}") from None
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(verify_fd(workspace, fh.fileno()).st_mode):
-            raise ToolFailure("not a regular file")
-        return fh.read(cap + 1)

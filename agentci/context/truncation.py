@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agentci import workspace_io
 from agentci.errors import ToolFailure
 
 if TYPE_CHECKING:
@@ -96,7 +96,8 @@ class SavedOutputs:
     :meth:`cap` gives what the model sees — the head and tail of the output around a note
     with the saved file's name (``@tool-outputs/0001-run_shell_command.txt``) — and that name.
     The files are written and read through a descriptor of the folder opened once (never
-    following a symbolic link), so nothing planted in the workspace can redirect them, and
+    following a symbolic link), read through :mod:`agentci.workspace_io` (regular files only: a
+    FIFO swapped in cannot hang ``read_file``), so nothing planted can redirect them, and
     ``read_file`` reaches only the files saved by this task. Writing them is agentci's alone:
     the file tools refuse ``@tool-outputs/`` paths (see docs/context.md).
     """
@@ -177,13 +178,6 @@ class SavedOutputs:
             known = ", ".join(SAVED_PREFIX + n for n in self.names[-5:]) or "none yet"
             raise ToolFailure(f"no saved tool output {path} (saved: {known})")
         try:
-            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self._dir())
-        except OSError as exc:
-            raise ToolFailure(f"cannot open {path}: {exc.strerror}") from None
-        with os.fdopen(fd, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            if not stat.S_ISREG(st.st_mode):
-                raise ToolFailure(f"{path} is not a regular file")
-            if st.st_size > limit:
-                raise ToolFailure(f"{path} is too large ({st.st_size} bytes, limit {limit})")
-            return fh.read(limit + 1)
+            return workspace_io.read_bytes(self._dir(), name, limit)
+        except workspace_io.UnsafePath as err:
+            raise ToolFailure(f"cannot read {path}: {err}") from None

@@ -18,8 +18,8 @@ the task and the patch shows the whole change for review.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from agentci import workspace_io
 from agentci.outputs.change import Change
 from agentci.outputs.patch import current_change
 from agentci.outputs.privgit import GitFailed
@@ -99,7 +99,6 @@ def revert_paths(baseline: Baseline, paths: list[str]) -> list[str]:
     done = []
     for rel in paths:
         full = f"{baseline.prefix}/{rel}" if baseline.prefix else rel
-        target = baseline.workspace / rel
         try:
             git.run(["cat-file", "-e", f"{baseline.tree}:{full}"])
             existed = True
@@ -107,17 +106,13 @@ def revert_paths(baseline: Baseline, paths: list[str]) -> list[str]:
             existed = False
         if existed:
             git.run(["checkout", baseline.tree, "--", full], literal=True)
-        elif target.is_symlink() or target.is_file():
-            target.unlink()
-            _prune_empty_dirs(target.parent, baseline.workspace)
+        else:  # a new file: deleted beneath the workspace, never through a link on the way
+            try:
+                workspace_io.unlink(baseline.workspace, rel, prune=True)
+            except workspace_io.UnsafePath:
+                continue
         done.append(rel)
     return done
-
-
-def _prune_empty_dirs(folder: Path, stop: Path) -> None:
-    while folder != stop and folder.is_dir() and not any(folder.iterdir()):
-        folder.rmdir()
-        folder = folder.parent
 
 
 def revert_refused(guards: Guards, baseline: Baseline, change: Change) -> list[GuardResult]:

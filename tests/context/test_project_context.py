@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -145,7 +146,47 @@ def test_a_symlink_out_of_the_workspace_is_not_read(tmp_path: Path):
     assert "host secret" not in body
     assert _started(run).context_files == []
     skipped = [e for e in run.events if e.type == "error" and e.kind == "context_file_skipped"]
-    assert [e.message for e in skipped] == ["AGENTS.md: path 'AGENTS.md' is outside the workspace"]
+    assert [e.message for e in skipped] == [
+        "AGENTS.md: a symbolic link (or a path through one), not followed"
+    ]
+
+
+def test_a_committed_link_to_the_git_config_never_sends_the_checkouts_token(tmp_path: Path):
+    token = "ghs_" + "T0k3nCanary" * 3
+    ws = make_repo(tmp_path / "ws", {"README.md": "hello\n"})
+    header = f"AUTHORIZATION: basic {token}"
+    git = ["git", "-C", str(ws)]
+    subprocess.run([*git, "config", "http.https://github.com/.extraheader", header], check=True)
+    (ws / "AGENTS.md").symlink_to(".git/config")
+    subprocess.run([*git, "add", "AGENTS.md"], check=True)
+    subprocess.run([*git, "commit", "-qm", "agents"], check=True)
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(RECIPE.format(prompt='"Look."', mode="read_only", extra=""))
+    with FakeGemini([{"text": "Done."}]) as fake:
+        run = run_recipe(recipe, tmp_path / "out", cwd=tmp_path, env=fake.env())
+        body = json.dumps(fake.generate_requests[0].body)
+    assert run.code == 0, run.stderr
+    assert token not in body and "extraheader" not in body
+    assert _started(run).context_files == []
+
+
+def test_an_included_git_config_is_masked_as_read_file_masks_it(tmp_path: Path):
+    token = "ghs_" + "T0k3nCanary" * 3
+    ws = make_repo(tmp_path / "ws", {"README.md": "hello\n"})
+    header = f"AUTHORIZATION: basic {token}"
+    subprocess.run(
+        ["git", "-C", str(ws), "config", "http.https://github.com/.extraheader", header],
+        check=True,
+    )
+    recipe = tmp_path / "r.yaml"
+    extra = "project_context: {include: [.git/config]}"
+    recipe.write_text(RECIPE.format(prompt='"Look."', mode="read_only", extra=extra))
+    with FakeGemini([{"text": "Done."}]) as fake:
+        run = run_recipe(recipe, tmp_path / "out", cwd=tmp_path, env=fake.env())
+        block = _context_block(fake.generate_requests[0])
+    assert run.code == 0, run.stderr
+    assert token not in block
+    assert "extraheader = ***" in block
 
 
 def test_context_over_the_cap_is_cut_with_a_note(tmp_path: Path):

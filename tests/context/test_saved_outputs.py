@@ -99,3 +99,24 @@ def test_saved_outputs_are_read_only_and_only_this_tasks_are_reachable(
     assert escape.error and not escape.output  # refused (by the policy: outside the workspace)
     assert (out / "tool-outputs" / "0001-run_shell_command.txt").read_text().count("z" * 80) == 1000
     assert not (repo / "@tool-outputs").exists()
+
+
+def test_a_fifo_swapped_in_for_a_saved_output_is_refused_not_waited_on(
+    repo_factory, tmp_path: Path
+) -> None:
+    repo = repo_factory({"big.txt": ("z" * 80 + "\n") * 100})
+    out = tmp_path / "out"
+    saved = out / "tool-outputs" / "0001-run_shell_command.txt"
+    provider = ScriptedProvider(
+        [
+            Reply(calls=[call("run_shell_command", command="cat big.txt")]),
+            Reply(calls=[call("run_shell_command", command=f"rm {saved} && mkfifo {saved}")]),
+            Reply(calls=[call("read_file", file_path="@tool-outputs/0001-run_shell_command.txt")]),
+            Reply(text="done"),
+        ]
+    )
+    run(context_session(repo, out, provider, context=Context(tool_output_cap_chars=1_000)), "Go")
+    (read,) = results(provider, 3)
+    assert read.error == (
+        "cannot read @tool-outputs/0001-run_shell_command.txt: not a regular file"
+    )

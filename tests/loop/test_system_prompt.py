@@ -103,3 +103,20 @@ def test_a_missing_system_prompt_file_is_invalid_input_with_its_line(tmp_path: P
     assert f"r.yaml:11: system_prompt.replace: no such file: {tmp_path}/prompts/missing.md" in (
         done.stdout + done.stderr
     )
+
+
+def test_a_system_prompt_file_that_is_a_link_is_refused_not_followed(tmp_path: Path):
+    from agentci.testing.cli import agentci
+
+    init_repo(tmp_path / "ws", {"README.md": "hello\n"})
+    (tmp_path / "host-secret.txt").write_text("host secret\n")
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "system.md").symlink_to(tmp_path / "host-secret.txt")
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(RECIPE.format(extra="system_prompt: {replace: prompts/system.md}"))
+    done = agentci("validate", str(recipe), cwd=tmp_path)
+    assert done.returncode == 2
+    assert (
+        f"r.yaml:11: system_prompt.replace: cannot read {tmp_path}/prompts/system.md: "
+        "a symbolic link (or a path through one), not followed"
+    ) in (done.stdout + done.stderr)
