@@ -51,6 +51,8 @@ class LaunchOptions:
     only_paths: list[str] | None = None  # pre-commit: the only files the agent may change
     skip_if_proposed: bool = False
     fields: RecipeFields | None = None  # --prompt, --model, --mode, --verify, --output-schema
+    key_when_needed: bool = False  # pre-commit: a missing API key matters only once the
+    # baseline verify fails and the model is needed; otherwise it is refused before anything runs
 
 
 def _sinks(
@@ -110,6 +112,7 @@ def _launch(opts: LaunchOptions) -> int:
             out_dir=opts.out_dir,
             overrides=opts.budget_overrides,
             fields=opts.fields,
+            live=not opts.key_when_needed,
         )
         recipe, plans = checked.recipe, checked.plans
         if opts.only_paths is not None:

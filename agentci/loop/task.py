@@ -295,7 +295,6 @@ class TaskRun:
             task=plan.name,
             fingerprints=self.settings.hook_fingerprints,
         )
-        provider = self._provider()
         search = default_engine()
         self._search_name = search.name
         warn_credentials(workspace, self.emit)
@@ -326,22 +325,27 @@ class TaskRun:
             search=search,
             outputs=SavedOutputs.for_task(plan.out_dir, recipe.context, self.settings.redactor),
         )
-        session = Session(
-            chat=Chat(provider, plan.model),
-            scheduler=Scheduler(tools, policy, ctx, hooks if hooks else None),
-            tools=[t.spec() for t in tools.values()],
-            system=task_system(plan, workspace, tools),
-            model=plan.model,
-            budget=self.budget,
-            price=self._price_fn(),
-            state=self.state,
-            context=recipe.context,
-            loops=LoopDetector(recipe.loop_detection),
-            answer=answer,
-        )
+
+        def session() -> Session:
+            """Built once the baseline verify has failed: only then is the model needed (a
+            missing key does not stop a run whose work is already done)."""
+            return Session(
+                chat=Chat(self._provider(), plan.model),
+                scheduler=Scheduler(tools, policy, ctx, hooks if hooks else None),
+                tools=[t.spec() for t in tools.values()],
+                system=task_system(plan, workspace, tools),
+                model=plan.model,
+                budget=self.budget,
+                price=self._price_fn(),
+                state=self.state,
+                context=recipe.context,
+                loops=LoopDetector(recipe.loop_detection),
+                answer=answer,
+            )
+
         await self._run_checked(session, workspace)
 
-    async def _run_checked(self, session: Session, workspace: Path) -> None:
+    async def _run_checked(self, new_session: Callable[[], Session], workspace: Path) -> None:
         """Baseline verify, the patch baseline, then the session; after each, guards + verify
         decide whether the model gets a follow-up prompt or the task is done (docs/verify.md)."""
         from agentci.outputs.patch import ChangeTracker
@@ -355,6 +359,7 @@ class TaskRun:
         self._started(prompt or "")
         if not ready:
             return  # the baseline already passes: nothing to fix, no tokens spent
+        session = new_session()
         self.tracker = await ChangeTracker.start(workspace, exclude=self._excluded(workspace))
         check.tracker = self.tracker
         block = context.block()  # the project context goes with the first prompt only

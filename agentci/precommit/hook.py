@@ -114,8 +114,14 @@ def run_hook(opts: HookOptions) -> int:
             verbose=opts.verbose,
             quiet=opts.quiet,
             only_paths=files,
+            key_when_needed=True,
         )
     )
+    if code == 2 and _needs_a_key(path):
+        tell(
+            "agentci: this hook needs the model, and no API key is set: set GEMINI_API_KEY, or "
+            f"skip the hook for this commit with SKIP={hook_id(opts.recipe)} git commit …"
+        )
     if code != 0:
         return code
     changed = _changed_files(opts.out_dir)
@@ -126,6 +132,22 @@ def run_hook(opts: HookOptions) -> int:
         )
         return EXIT_FIXED
     return 0
+
+
+def hook_id(recipe: str) -> str:
+    """The id of the hook in .pre-commit-hooks.yaml that runs ``recipe``."""
+    return f"agentci-{recipe}" if recipe in BUILTIN and not Path(recipe).is_file() else "agentci"
+
+
+def _needs_a_key(path: Path) -> bool:
+    """Whether the recipe's model is a live one and no key is set (the run failed for it)."""
+    import os
+
+    from agentci.providers.gemini import has_credentials
+    from agentci.recipe.load import load_recipe
+
+    name = load_recipe(path).model.name
+    return not name.startswith(("replay:", "scripted:")) and not has_credentials(os.environ)
 
 
 def _changed_files(out_dir: Path) -> list[str]:

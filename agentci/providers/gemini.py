@@ -72,6 +72,13 @@ class _DropBothKeysWarning(logging.Filter):
         return not str(record.msg).startswith(_BOTH_KEYS)
 
 
+def has_credentials(environ: Mapping[str, str]) -> bool:
+    """Whether a Gemini model can be called from ``environ``: an API key, or Vertex AI."""
+    return any(environ.get(v) for v in KEY_VARS) or _truthy(
+        environ.get("GOOGLE_GENAI_USE_VERTEXAI")
+    )
+
+
 def key_note(environ: Mapping[str, str]) -> str | None:
     """When both key variables are set: which one agentci sends (the SDK's own warning, which
     names the other one, is dropped)."""
@@ -144,7 +151,7 @@ class GeminiProvider:
         env = os.environ if environ is None else environ
         vertex = _truthy(env.get("GOOGLE_GENAI_USE_VERTEXAI"))
         key = next((env[v] for v in KEY_VARS if env.get(v)), None)
-        if key is None and not vertex:
+        if not has_credentials(env):
             raise InvalidInput(
                 f"model {model.name!r} needs an API key: set GEMINI_API_KEY (or GOOGLE_API_KEY), "
                 "or GOOGLE_GENAI_USE_VERTEXAI=true for Vertex AI"
