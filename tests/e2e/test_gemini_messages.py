@@ -42,7 +42,7 @@ def test_with_both_keys_set_the_console_names_the_key_agentci_sends(tmp_path: Pa
     assert "Using GOOGLE_API_KEY" not in run.stderr
 
 
-def test_a_connection_error_names_the_base_url(tmp_path: Path):
+def test_a_refused_connection_to_a_loopback_base_url_names_it_and_is_not_retried(tmp_path: Path):
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -50,4 +50,6 @@ def test_a_connection_error_names_the_base_url(tmp_path: Path):
     env = {"GOOGLE_GEMINI_BASE_URL": url, "GEMINI_API_KEY": "k", "GOOGLE_API_KEY": ""}
     run = run_recipe(_recipe(tmp_path), tmp_path / "out", cwd=tmp_path, env=env)
     assert run.code == 6, run.stderr
-    assert f"connection error to {url}: ConnectError" in run.stderr
+    assert f"connection refused by {url}: nothing listens there" in run.stderr
+    assert [e.type for e in run.events].count("retry") == 0
+    assert run.result["usage"]["model_calls"] == 1

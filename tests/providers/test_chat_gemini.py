@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from gemini_helpers import make_chat, model_config, request, run
+from gemini_helpers import Sleeps, make_chat, model_config, request, run
 from google.genai import types
 
 from agentci.errors import Blocked, InvalidInput, ProviderFailed
@@ -265,3 +265,28 @@ def test_history_objects_are_built_once_per_message(fake: FakeGemini) -> None:
     req.messages.append(Message("user", [TextPart("d")]))
     run(chat, req)
     assert chat.provider._contents.conversions == 5
+
+
+def _closed_loopback_port() -> int:
+    """A loopback port nothing listens on (bound, then closed: connecting is refused)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_a_refused_connection_to_a_loopback_base_url_fails_at_once(raw_path: bool) -> None:
+    from agentci.loop.chat import Chat
+    from agentci.recipe.schema import RetryConfig
+
+    url = f"http://127.0.0.1:{_closed_loopback_port()}"
+    cfg = model_config(base_url=url, retry=RetryConfig(attempts=5), fallback=["gemini-2.5-pro"])
+    provider = GeminiProvider.from_config(cfg, {"GEMINI_API_KEY": "k"})
+    provider.raw_path = raw_path
+    chat = Chat(provider, cfg, sleep=Sleeps())
+    res = run(chat, request("hi"))
+    assert isinstance(res.error, ProviderFailed)
+    assert f"connection refused by {url}" in str(res.error)
+    assert res.events("retry") == [] and res.events("model_fallback") == []
+    assert chat._sleep.delays == []
