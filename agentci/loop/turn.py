@@ -20,6 +20,7 @@ from agentci.providers.base import (
     TextPart,
     ToolCallPart,
 )
+from agentci.tools.arg_depth import bounded
 
 
 class TextWatch(Protocol):
@@ -114,6 +115,7 @@ class Turn:
                         self.stopped = self.watch.feed_text(part.text)
                 self._append_text(part)
             elif isinstance(part, ToolCallPart):
+                part.args = bounded(part.args)  # a 600-level answer is refused, not a crash
                 self.parts.append(part)
                 self._pending.append(
                     ev.ToolCallRequest(call_id=part.id, name=part.name, args=part.args)

@@ -83,6 +83,11 @@ class Tool(ABC):
             prop.pop("title", None)
         return ToolSpec(name=self.name, description=self.description, parameters=schema)
 
+    def refuse(self, why: str) -> str:
+        """A call refused before it ran (its arguments were not kept): the error the model
+        sees. A tool that counts attempts counts this one too."""
+        return why
+
     @abstractmethod
     async def run(self, args: BaseModel, ctx: ToolContext) -> ToolResult:
         """Do the work. Raise ToolFailure (or anything) to return an error to the model."""

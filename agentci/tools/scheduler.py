@@ -29,6 +29,7 @@ from agentci.errors import HookStopped, ToolFailure
 from agentci.events.types import HookResult, ToolCallDecision, ToolCallResponse
 from agentci.policy.rules import PolicyEngine
 from agentci.providers.base import ToolCallPart, ToolResultPart
+from agentci.tools.arg_depth import refusal
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
 
 if TYPE_CHECKING:
@@ -201,6 +202,9 @@ class Scheduler:
         if tool is None:
             known = ", ".join(sorted(self.tools))
             return _Prepared(call, error=f"unknown tool {call.name!r}; available: {known}")
+        too_deep = refusal(call.args)
+        if too_deep is not None:
+            return _Prepared(call, tool=tool, error=tool.refuse(too_deep))
         try:
             args = tool.Args.model_validate(call.args or {})
         except ValidationError as exc:

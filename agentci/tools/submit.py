@@ -6,7 +6,8 @@ whose parameters are the schema. agentci validates each call against the schema 
 
 * valid: the object is the task's answer (``State.output``); the session ends after that
   turn's calls (:meth:`Answer.handed_in`), and verify, when the recipe has one, runs next;
-* invalid: the validation errors go back to the model as the tool's error;
+* invalid: the validation errors go back to the model as the tool's error (an answer nested
+  more than 64 levels deep is refused unread, :mod:`agentci.tools.arg_depth`);
 * the model stops without handing in an answer: it is told to call ``submit_result``.
 
 Each invalid call and each stop without an answer uses one of ``output.attempts``; when they
@@ -89,6 +90,12 @@ class Answer:
         self._fresh = True
         return ToolResult(output="answer accepted")
 
+    def refuse(self, why: str) -> str:
+        """An answer refused before it was read (nested too deep): one invalid attempt."""
+        self.invalid += 1
+        left = max(self.attempts - self.invalid, 0)
+        return f"{why}\nFix it and call {SUBMIT_TOOL} again ({left} attempt(s) left)."
+
     def handed_in(self) -> bool:
         """After a turn's tool calls: True when a valid answer came in (the session ends).
         Raises :class:`OutputInvalid` when the attempts are spent and no earlier answer was
@@ -154,6 +161,9 @@ class SubmitResult(Tool):
         """The declaration the model sees: the answer's schema as the parameters."""
         params = {k: v for k, v in self.answer.schema.items() if k not in _DOCUMENT_KEYS}
         return ToolSpec(name=self.name, description=self.description, parameters=params)
+
+    def refuse(self, why: str) -> str:
+        return self.answer.refuse(why)
 
     async def run(self, args: BaseModel, ctx: ToolContext) -> ToolResult:
         assert isinstance(args, _AnswerArgs)

@@ -139,3 +139,16 @@ def test_a_schema_whose_root_is_not_an_object_is_invalid_input(tmp_path: Path):
     run = run_recipe(recipe, tmp_path / "out", cwd=tmp_path, env={"GEMINI_API_KEY": "k"})
     assert run.code == 2
     assert "r.yaml:11: output.schema: the schema's root must be `type: object`" in run.stderr
+
+
+def test_an_answer_nested_600_levels_deep_is_an_invalid_answer_not_a_crash(tmp_path: Path):
+    deep: Any = "x"
+    for _ in range(600):
+        deep = [deep]
+    run, requests = _run(tmp_path, [_submit({"verdict": "bug", "tests": deep})], attempts=1)
+    assert run.code == 7, run.stderr
+    assert run.result["status"] == "invalid_output"
+    (response,) = [
+        e for e in run.events if e.type == "tool_call_response" and e.name == "submit_result"
+    ]
+    assert "nested more than" in (response.error or "")
