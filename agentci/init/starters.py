@@ -1,7 +1,7 @@
 """The starter recipes ``agentci init`` writes, one per job kind.
 
 Each is a complete, commented recipe (checked by ``agentci validate`` in the tests), shorter
-than the ones in ``recipes/``: a verify command, a policy that lets the model run that command,
+than the ones in ``recipes/``: a verify command, a policy that lets the model run that command (with any arguments),
 a budget, guards. ``{{ verify.… }}`` stays for agentci to render at run time; the choices made
 on the command line are filled in here with :func:`render_starter`.
 """
@@ -9,6 +9,7 @@ on the command line are filled in here with :func:`render_starter`.
 from __future__ import annotations
 
 import json
+import shlex
 from dataclasses import dataclass
 
 
@@ -20,7 +21,7 @@ class Starter:
     summary: str  # one line for --help and the recipe's description
     verify: str  # the default verify command
     setup: str  # the workflow's default setup (the project's tools)
-    body: str  # the recipe after its head; @MODEL@, @VERIFY@, @RUNNER@ are filled in
+    body: str  # the recipe after its head; @VERIFY@, @RUNNER@, @ALLOW@ are filled in
 
 
 _FIX_TESTS = """\
@@ -42,8 +43,7 @@ verify:
 policy:
   mode: auto_edit           # edits allowed; shell commands only where a rule allows them
   rules:
-    - {tool: run_shell_command, command: @VERIFY@, decision: allow}
-    - {tool: run_shell_command, command: "git diff", decision: allow}
+@ALLOW@    - {tool: run_shell_command, command: "git diff", decision: allow}
 budget: {max_turns: 40, max_cost_usd: 1.0, max_wall_seconds: 1200}
 guards:
   forbid_test_edits: ["tests/**", "test/**", "**/test_*.py", "**/*_test.py", "**/conftest.py"]
@@ -68,8 +68,7 @@ verify:
 policy:
   mode: auto_edit
   rules:
-    - {tool: run_shell_command, command: @VERIFY@, decision: allow}
-budget: {max_turns: 30, max_cost_usd: 0.5, max_wall_seconds: 900}
+@ALLOW@budget: {max_turns: 30, max_cost_usd: 0.5, max_wall_seconds: 900}
 guards:
   forbid_test_edits: [@CONFIG@]
   max_changed_files: 20
@@ -96,6 +95,35 @@ def _quoted(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+def command_family(command: str) -> list[str]:
+    """The rule prefixes that allow ``command`` however the model spells it: the program and its
+    subcommand words, without the options and paths (``python -m pytest -q`` → ``python -m
+    pytest`` and ``pytest``; ``ruff check --no-cache .`` → ``ruff check``); a prefix allows any
+    arguments after it."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return [command]
+    if len(words) >= 3 and words[0] in ("python", "python3") and words[1] == "-m":
+        return [" ".join(words[:3]), words[2]]
+    head = [words[0]] if words else [command]
+    for word in words[1:]:
+        if word.startswith("-") or "/" in word or "." in word or len(head) == 2:
+            break
+        head.append(word)
+    family = [shlex.join(head)]
+    if head == ["pytest"]:
+        family.insert(0, "python -m pytest")
+    return family
+
+
+def _allow_rules(command: str) -> str:
+    return "".join(
+        f"    - {{tool: run_shell_command, command: {_quoted(prefix)}, decision: allow}}\n"
+        for prefix in command_family(command)
+    )
+
+
 def render_starter(starter: Starter, *, model: str, verify: str | None) -> str:
     """The recipe text for ``starter`` with the chosen model and verify command. pytest gets
     ``runner: pytest`` (per-test results) when the command runs pytest."""
@@ -112,4 +140,4 @@ def render_starter(starter: Starter, *, model: str, verify: str | None) -> str:
         f"model:\n  name: {_quoted(model)}\n  temperature: 0.2\n"
     )
     body = starter.body.replace("@VERIFY@@RUNNER@", _quoted(command) + runner)
-    return head + body.replace("@VERIFY@", _quoted(command))
+    return head + body.replace("@ALLOW@", _allow_rules(command))

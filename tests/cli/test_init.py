@@ -119,3 +119,20 @@ def test_bad_choices_are_user_errors(tmp_path: Path, args: list[str], message: s
     assert done.returncode == 2
     assert message in done.stderr and "Traceback" not in done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("kind", "commands"),
+    [
+        ("fix-tests", ["python -m pytest -q", "pytest -q", "python -m pytest tests/x.py -x"]),
+        ("fix-lint", ["ruff check --no-cache --output-format=concise .", "ruff check app.py"]),
+        ("type-errors", ["mypy --no-error-summary --no-color-output .", "mypy src/app.py"]),
+    ],
+)
+def test_the_starter_lets_the_model_run_its_check_command_its_own_way(
+    tmp_path: Path, h, kind: str, commands: list[str]
+):
+    agentci("init", str(tmp_path), "--recipe", kind)
+    recipe = yaml.safe_load((tmp_path / f".github/agentci/{kind}.yaml").read_text())
+    h.mode, h.rules = recipe["policy"]["mode"], recipe["policy"]["rules"]
+    assert [h.decide_shell(c).decision for c in commands] == ["allow"] * len(commands)
