@@ -10,8 +10,10 @@
 
 ``already_proposed`` exits 0: the work is done, in a branch waiting for review (a nightly job
 that finds nothing new must stay green). A branch that cannot be made (the patch does not
-apply to HEAD, masked secrets, a branch of the same name that is not agentci's) is an
-``error`` event ``branch_failed``; the task keeps its status and its patch.diff.
+apply to HEAD, masked secrets, a branch whose tip is not the commit agentci made there for
+this task, a branch git cannot create) is an ``error`` event ``branch_failed`` and
+``tasks[].extra.branch_failed`` in result.json (and a line in summary.md); the task keeps its
+status and its patch.diff.
 """
 
 from __future__ import annotations
@@ -103,7 +105,10 @@ class Delivery:
             # a few quick git calls, in the loop's thread: nothing here can be half done
             info = self._commit(branch, subject, base, task.patch, report.summary, task.plan)
         except (BranchError, InvalidInput) as err:
-            task.emit(ev.Error(kind="branch_failed", message=str(err)))
+            self._failed(task, report, str(err))
+            return
+        except Exception as err:  # noqa: BLE001 - a delivery bug must not cost the task its patch
+            self._failed(task, report, f"{type(err).__name__}: {err}")
             return
         if info.get("already_proposed"):
             report.status, report.exit_code = Status.no_changes, 0
@@ -115,6 +120,12 @@ class Delivery:
         else:
             report.extra["branch"] = info
 
+    @staticmethod
+    def _failed(task: TaskRun, report: TaskReport, message: str) -> None:
+        """``branch_failed``: an error event, and ``extra.branch_failed`` in result.json."""
+        task.emit(ev.Error(kind="branch_failed", message=message))
+        report.extra["branch_failed"] = message
+
     def _commit(
         self, branch: str, subject: str, base: str, patch: str, summary: str, plan: TaskPlan
     ) -> dict[str, Any]:
@@ -124,8 +135,11 @@ class Delivery:
         if found is not None:
             return {"already_proposed": True, "commit": found.commit, "refs": found.ref,
                     "patch_hash": patch_hash}  # fmt: skip
-        message = commit_message(subject, summary, patch_hash=patch_hash, task=self.key(plan), base=base)  # fmt: skip
-        commit = self.repo.commit_patch(branch, base, patch, message, directory=self.directory)
+        key = self.key(plan)
+        message = commit_message(subject, summary, patch_hash=patch_hash, task=key, base=base)
+        commit = self.repo.commit_patch(
+            branch, base, patch, message, task=key, directory=self.directory
+        )
         return {"name": branch, "commit": commit, "patch_hash": patch_hash, "base": base}
 
 

@@ -2,10 +2,11 @@
 finds that it was already proposed.
 
 The commit is made without touching the user's working tree, index or checked-out branch: the
-patch is applied to the base commit's tree in a temporary index (``git apply --cached``, through
-agentci's own git, :mod:`agentci.gitenv`), and GitPython writes the commit object and the branch
-ref. Its message is the recipe's ``commit_message`` (a template), the task's summary as the
-body, and three trailers::
+patch is applied to the base commit's tree in a temporary index (``git apply --cached``,
+through agentci's own git, :mod:`agentci.gitenv`), GitPython writes the commit object, and
+``git update-ref`` moves the branch, only from the tip it checked (:meth:`Repo.movable`). Its
+message is the recipe's ``commit_message`` (a template), the task's summary as the body, and
+three trailers::
 
     Agentci-Patch-Hash: <git patch-id --stable of the patch>
     Agentci-Task: <recipe>/<task>
@@ -23,7 +24,9 @@ recognised today even if unrelated commits moved it.
   runs: the patch is not known yet, so the question is "was this task already proposed from
   this very commit?").
 
-A branch of the same name that does not end in an agentci commit is never overwritten.
+A branch is moved only when its tip is the very commit agentci made there for the same task
+(the branch's reflog ends with agentci's own update): a commit the user amended, even keeping the
+trailers, and another task's proposal are never overwritten.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from agentci.gitenv import git_argv, git_env, run_git
 HASH_TRAILER = "Agentci-Patch-Hash"
 TASK_TRAILER = "Agentci-Task"
 BASE_TRAILER = "Agentci-Base"
+REFLOG = "agentci: proposal of "  # the reflog message of agentci's branch updates
 _SCAN = 2000  # commits looked at on all branches (newest first)
 
 
@@ -132,41 +136,85 @@ class Repo:
         return next((p for p in self.proposals() if p.task == task and p.base == base), None)
 
     def commit_patch(
-        self, branch: str, base: str, patch: str, message: str, *, directory: str = ""
+        self, branch: str, base: str, patch: str, message: str, *, task: str, directory: str = ""
     ) -> str:
-        """Commit ``patch`` on top of ``base`` as branch ``branch``; return the commit id.
-        ``directory``: the workspace's folder inside the repository (the patch's paths are
-        relative to it)."""
+        """Commit ``patch`` on top of ``base`` as branch ``branch`` for ``task``; return the
+        commit id. ``directory``: the workspace's folder inside the repository (the patch's
+        paths are relative to it). BranchError when the branch is not agentci's to move (see
+        :meth:`movable`) or git cannot make it."""
         import git
 
         self.git("check-ref-format", "--branch", branch)
-        repo = git.Repo(self.top)
+        ref = f"refs/heads/{branch}"
+        current = self.tip(ref)
+        if current:
+            self.movable(branch, current, task)
+        with tempfile.TemporaryDirectory(prefix="agentci-branch-") as tmp:
+            env = {"GIT_INDEX_FILE": os.path.join(tmp, "index")}
+            self.git("read-tree", base, env=env)
+            args = ["apply", "--cached", "--binary", "--whitespace=nowarn"]
+            if directory:
+                args.append(f"--directory={directory}")
+            self.git(*args, "-", stdin=patch.encode("utf-8", "surrogateescape"), env=env)
+            tree = self.git("write-tree", env=env).strip()
+        actor = git.Actor(
+            os.environ.get("GIT_AUTHOR_NAME") or "agentci",
+            os.environ.get("GIT_AUTHOR_EMAIL") or "agentci@localhost",
+        )
         try:
-            current = repo.heads[branch].commit if branch in repo.heads else None
-            if current is not None and HASH_TRAILER not in current.message:
-                raise BranchError(
-                    f"branch {branch} exists and was not made by agentci: it is left alone"
-                )
-            with tempfile.TemporaryDirectory(prefix="agentci-branch-") as tmp:
-                env = {"GIT_INDEX_FILE": os.path.join(tmp, "index")}
-                self.git("read-tree", base, env=env)
-                args = ["apply", "--cached", "--binary", "--whitespace=nowarn"]
-                if directory:
-                    args.append(f"--directory={directory}")
-                self.git(*args, "-", stdin=patch.encode("utf-8", "surrogateescape"), env=env)
-                tree = self.git("write-tree", env=env).strip()
-            actor = git.Actor(
-                os.environ.get("GIT_AUTHOR_NAME") or "agentci",
-                os.environ.get("GIT_AUTHOR_EMAIL") or "agentci@localhost",
+            repo = git.Repo(self.top)
+            try:
+                commit = git.Commit.create_from_tree(
+                    repo, repo.tree(tree), message, parent_commits=[repo.commit(base)],
+                    head=False, author=actor, committer=actor,
+                ).hexsha  # fmt: skip
+            finally:
+                repo.close()
+        except (OSError, ValueError, git.GitError) as err:
+            raise BranchError(f"the commit for branch {branch} could not be made: {err}") from err
+        try:  # moved only from the tip checked above (or created only if it still does not exist)
+            self.git("update-ref", "--create-reflog", "-m", f"{REFLOG}{task}", ref, commit,
+                     current or "0" * 40)  # fmt: skip
+        except BranchError as err:
+            raise BranchError(f"branch {branch} could not be created or moved: {err}") from None
+        return commit
+
+    def tip(self, ref: str) -> str:
+        """The commit ``ref`` points at ("" when it does not exist)."""
+        try:
+            return self.git("rev-parse", "--verify", "-q", f"{ref}^{{commit}}").strip()
+        except BranchError:
+            return ""
+
+    def movable(self, branch: str, tip: str, task: str) -> None:
+        """BranchError unless the branch's tip is the very commit agentci made there for
+        ``task``: the branch's reflog must end with agentci's own update to ``tip``. A commit
+        the user amended (even keeping agentci's trailers), a branch reset, or a branch made
+        from a remote one is left alone; so is another task's proposal."""
+        fields = (
+            f"%(trailers:key={HASH_TRAILER},valueonly)%x1f%(trailers:key={TASK_TRAILER},valueonly)"
+        )
+        hash_, _, owner = self.git("log", "-1", f"--format={fields}", tip).partition("\x1f")
+        if not hash_.strip():
+            raise BranchError(
+                f"branch {branch} exists and was not made by agentci: it is left alone"
             )
-            commit = git.Commit.create_from_tree(
-                repo, repo.tree(tree), message, parent_commits=[repo.commit(base)],
-                head=False, author=actor, committer=actor,
-            )  # fmt: skip
-            repo.create_head(branch, commit, force=True)
-            return commit.hexsha
-        finally:
-            repo.close()
+        if owner.strip() != task:
+            raise BranchError(
+                f"branch {branch} holds the proposal of {owner.strip()} ({tip[:12]}): it is "
+                f"left alone; give each task its own branch ({{{{ task }}}} in outputs.branch.name)"
+            )
+        try:
+            last = self.git("log", "-g", "-1", "--format=%H%x1f%gs", f"refs/heads/{branch}")
+        except BranchError:
+            last = ""
+        commit, _, subject = last.strip().partition("\x1f")
+        if commit != tip or subject != f"{REFLOG}{task}":
+            raise BranchError(
+                f"branch {branch} ends in a commit agentci did not make ({tip[:12]}, changed "
+                "since agentci proposed it): it is left alone; delete the branch to let agentci "
+                "propose again"
+            )
 
 
 def commit_message(subject: str, body: str, *, patch_hash: str, task: str, base: str) -> str:

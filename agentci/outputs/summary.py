@@ -106,6 +106,23 @@ def _guards(run: RunReport) -> list[str]:
     return lines
 
 
+def _branches(run: RunReport) -> list[str]:
+    """``outputs.branch``: where each task's patch was committed, or why it was not."""
+    lines: list[str] = []
+    for t in run.tasks:
+        extra = t.extra if isinstance(t.extra, dict) else {}
+        made, failed = extra.get("branch"), extra.get("branch_failed")
+        who = "" if len(run.tasks) == 1 else f"{_cell(t.name)}: "
+        if isinstance(made, dict):
+            commit = str(made.get("commit", ""))[:12]
+            lines.append(f"- {who}committed to branch {_code(str(made.get('name')))} ({commit})")
+        elif failed:
+            lines.append(
+                f"- {who}**Not committed to a branch** (`branch_failed`): {_cell(str(failed))}"
+            )
+    return ["### Branch", "", *lines, ""] if lines else []
+
+
 def render_summary(run: RunReport) -> str:
     """The summary as markdown."""
     status = _status(run.status)
@@ -134,6 +151,7 @@ def render_summary(run: RunReport) -> str:
     lines += _test_changes(run)
     lines += why_lines(run, WORDING)
     lines += _guards(run)
+    lines += _branches(run)
     files = changed_files(run)
     lines.append(f"### Changed files ({len(files)})")
     lines.append("")

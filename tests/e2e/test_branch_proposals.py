@@ -10,6 +10,7 @@ from pathlib import Path
 import yaml
 from e2e_scenario import make_case, write_call
 
+from agentci.testing.case import write_case
 from agentci.testing.cli import run_recipe
 from agentci.testing.repo import git, git_env
 
@@ -78,3 +79,80 @@ def test_the_same_change_found_again_is_not_committed_twice(tmp_path: Path):
     assert git(case.repo, "rev-parse", BRANCH) == tip
     finished = [e for e in run.events if e.type == "task_finished"]
     assert [(e.status, e.exit_code) for e in finished] == [("no_changes", 0)]
+
+
+def _branch_failed(run) -> list[str]:
+    return [e.message for e in run.events if e.type == "error" and e.kind == "branch_failed"]
+
+
+def test_a_branch_the_user_amended_is_never_moved(tmp_path: Path):
+    case = make_case(tmp_path, SCRIPT, RECIPE, {"VERSION": "1.0\n"})
+    assert case.run().code == 0
+    # the user reviews the proposal and amends it, keeping agentci's trailers
+    git(case.repo, "checkout", "-q", BRANCH)
+    (case.repo / "VERSION").write_text("1.1.0\n")
+    git(case.repo, "commit", "-q", "-a", "--amend", "--no-edit")
+    amended = git(case.repo, "rev-parse", BRANCH)
+    git(case.repo, "checkout", "-q", "main")
+    (tmp_path / "script.yaml").write_text(
+        yaml.safe_dump([write_call("VERSION", "1.2\n"), {"text": "Bumped VERSION to 1.2."}])
+    )
+    run = case.run()
+    assert git(case.repo, "rev-parse", BRANCH) == amended
+    task = run.result["tasks"][0]
+    assert (run.code, task["status"]) == (0, "success")  # the task keeps its status
+    assert "branch" not in task["extra"]
+    failed = task["extra"]["branch_failed"]
+    assert failed.startswith(f"branch {BRANCH} ends in a commit agentci did not make")
+    assert _branch_failed(run) == [failed]
+    assert "+1.2" in run.patch
+
+
+def test_a_new_change_of_the_same_task_moves_the_branch_agentci_made(tmp_path: Path):
+    case = make_case(tmp_path, SCRIPT, RECIPE, {"VERSION": "1.0\n"})
+    assert case.run().code == 0
+    (tmp_path / "script.yaml").write_text(
+        yaml.safe_dump([write_call("VERSION", "1.2\n"), {"text": "Bumped VERSION to 1.2."}])
+    )
+    run = case.run()
+    assert run.code == 0, run.stderr
+    branch = run.result["tasks"][0]["extra"]["branch"]
+    assert git(case.repo, "rev-parse", BRANCH).strip() == branch["commit"]
+    assert git(case.repo, "show", f"{BRANCH}:VERSION") == "1.2\n"
+
+
+def test_two_tasks_given_one_branch_name_do_not_overwrite_each_other(tmp_path: Path):
+    recipe = {
+        **RECIPE,
+        "outputs": {"branch": {"name": "agentci/static"}},
+        "tasks": [
+            {"name": "one", "prompt": "Bump."},
+            {"name": "two", "prompt": "Note.", "model": {"name": "scripted:two.yaml"}},
+        ],
+    }
+    scripts = {"two.yaml": [write_call("NOTES", "two\n"), {"text": "Wrote NOTES."}]}
+    case = write_case(tmp_path, SCRIPT, {"sandbox": "none", **recipe}, {"VERSION": "1.0\n"},
+                      scripts=scripts)  # fmt: skip
+    run = case.run()
+    one, two = run.result["tasks"]
+    assert one["extra"]["branch"]["commit"] == git(case.repo, "rev-parse", "agentci/static").strip()
+    assert "branch" not in two["extra"]
+    assert two["extra"]["branch_failed"].startswith(
+        "branch agentci/static holds the proposal of maint/one"
+    )
+    assert (run.code, two["status"]) == (0, "success")
+
+
+def test_a_branch_git_cannot_create_fails_the_delivery_not_the_task(tmp_path: Path):
+    case = make_case(tmp_path, SCRIPT, RECIPE, {"VERSION": "1.0\n"})
+    git(case.repo, "branch", "agentci")  # so refs/heads/agentci/... cannot exist
+    run = case.run()
+    assert run.code == 0, run.stderr
+    task = run.result["tasks"][0]
+    assert task["status"] == "success"
+    assert "+1.1" in run.patch
+    failed = task["extra"]["branch_failed"]
+    assert f"branch {BRANCH} could not be created" in failed
+    assert "'refs/heads/agentci' exists" in failed
+    assert _branch_failed(run) == [failed]
+    assert "Not committed to a branch" in (run.out / "summary.md").read_text()
