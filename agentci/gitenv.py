@@ -19,6 +19,12 @@ agentci's secrets in reach. So agentci's git:
   repository's git dir as ``repo`` and each one found is overridden with a harmless value
   (``cat`` for filters and textconv, ``false`` otherwise), whatever attributes select it.
 
+The same keys also go in the environment (``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_n``/
+``GIT_CONFIG_VALUE_n``, :func:`config_env`), so a git that git itself starts gets them too; and
+:func:`run_git` given a repository's git dir pins git to it (``GIT_DIR``/``GIT_WORK_TREE``):
+it never discovers a repository from its working directory. The model's read-only git
+commands get :data:`TOOL_CONFIG` the same way (:mod:`agentci.policy.gitpin`).
+
 Callers that work in a private git dir of their own (:mod:`agentci.outputs.patch`) need no
 ``repo`` scan: that config is agentci's, and only the working tree is the agent's.
 """
@@ -49,6 +55,8 @@ SAFE_CONFIG: tuple[str, ...] = (
     "credential.helper=",
     "diff.external=false",  # fails loudly: diff callers pass --no-ext-diff
     "gpg.program=false",
+    "gpg.ssh.program=false",
+    "gpg.x509.program=false",
     "commit.gpgSign=false",
     "tag.gpgSign=false",
     "protocol.allow=never",
@@ -56,6 +64,16 @@ SAFE_CONFIG: tuple[str, ...] = (
     "gc.auto=0",
     "maintenance.auto=false",
     "color.ui=false",
+)
+
+#: Keys of :data:`SAFE_CONFIG` that change no output a reader of the repository expects: the
+#: model's read-only git commands get these (an external diff, line-ending conversion, the
+#: user's excludes and colours stay as the repository has them).
+TOOL_CONFIG: tuple[str, ...] = tuple(
+    item
+    for item in SAFE_CONFIG
+    if item.split("=", 1)[0]
+    not in {"diff.external", "core.autocrlf", "core.safecrlf", "core.excludesFile", "color.ui"}
 )
 
 #: Environment variables forced on every git call agentci makes.
@@ -80,11 +98,25 @@ _DRIVER = re.compile(
 )
 
 
+def config_env(items: Sequence[str]) -> dict[str, str]:
+    """``key=value`` items as ``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n``:
+    config of the command-line level that every git process started with it (and every git
+    those start) reads, above the repository's own config."""
+    env = {"GIT_CONFIG_COUNT": str(len(items))}
+    for n, item in enumerate(items):
+        key, _, value = item.partition("=")
+        env[f"GIT_CONFIG_KEY_{n}"] = key
+        env[f"GIT_CONFIG_VALUE_{n}"] = value
+    return env
+
+
 def git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """agentci's environment without any ``GIT_*`` variable, plus :data:`FORCED_ENV` and
-    ``extra`` (e.g. ``GIT_DIR``/``GIT_WORK_TREE``/``GIT_INDEX_FILE`` of a private git dir)."""
+    """agentci's environment without any ``GIT_*`` variable, plus :data:`FORCED_ENV`,
+    :data:`SAFE_CONFIG` (:func:`config_env`) and ``extra`` (e.g. ``GIT_DIR``/
+    ``GIT_WORK_TREE``/``GIT_INDEX_FILE`` of a private git dir)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(FORCED_ENV)
+    env.update(config_env(SAFE_CONFIG))
     if extra:
         env.update(extra)
     return env
@@ -147,12 +179,17 @@ def run_git(
 ) -> subprocess.CompletedProcess[bytes]:
     """Run agentci's own git (see the module doc): stdin closed, output captured, never
     raises for a non-zero exit. ``repo`` is the git dir of a repository agentci does not own
-    (the user's or the agent's), whose drivers are neutralised. Raises ``FileNotFoundError``
-    when git is not installed."""
+    (the user's or the agent's), whose drivers are neutralised; git is then pinned to it, with
+    ``cwd`` as its work tree (``GIT_DIR``/``GIT_WORK_TREE``, unless ``extra_env`` names its
+    own), so nothing in ``cwd`` can make git discover another repository. Raises
+    ``FileNotFoundError`` when git is not installed."""
+    pin: dict[str, str] = {}
+    if repo is not None:
+        pin = {"GIT_DIR": str(repo), "GIT_WORK_TREE": str(cwd)}
     return subprocess.run(
         git_argv(args, repo=repo),
         cwd=cwd,
-        env=git_env(extra_env),
+        env=git_env({**pin, **(extra_env or {})}),
         stdin=subprocess.DEVNULL,
         capture_output=True,
         check=False,

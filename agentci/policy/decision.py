@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import fnmatch
 import shlex
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Literal
 
 from agentci.policy import shell_parse as sp
@@ -19,20 +19,25 @@ from agentci.recipe.schema import Rule
 
 @dataclass(frozen=True)
 class Decision:
-    """A policy decision: ``decision``, the ``rule`` that decided, and the ``reason``."""
+    """A policy decision: ``decision``, the ``rule`` that decided, and the ``reason``.
+
+    ``env``: variables an allowed command must run with (git pinned to the workspace's
+    repository, :mod:`agentci.policy.gitpin`).
+    """
 
     decision: Literal["allow", "deny"]
     rule: str
     reason: str = ""
+    env: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def allowed(self) -> bool:
         return self.decision == "allow"
 
 
-def allow(rule: str, reason: str = "") -> Decision:
-    """An allow decision by ``rule``."""
-    return Decision("allow", rule, reason)
+def allow(rule: str, reason: str = "", env: Mapping[str, str] | None = None) -> Decision:
+    """An allow decision by ``rule`` (the command to run with ``env`` added)."""
+    return Decision("allow", rule, reason, dict(env or {}))
 
 
 def deny(rule: str, reason: str) -> Decision:

@@ -5,7 +5,7 @@ inside the workspace, checked with :meth:`Path.relative_to` (never a string pref
 ``/ws-other`` is not inside ``/ws``). Names with NUL bytes, names that are not UTF-8 and
 over-long names are refused before they reach the file system.
 
-Protected paths are never writable by the agent, in any mode: ``.git/**`` (and the real
+Protected paths are never writable by the agent, in any mode: ``**/.git/**`` (and the real
 git directory when ``.git`` is a file pointing elsewhere), ``.agentci/**``, the recipe file
 and ``.github/workflows/**`` (the last one only where a rule allows it). On a file system
 that ignores case (macOS, Windows, casefolded folders) the match ignores case too:
@@ -27,8 +27,9 @@ from agentci.errors import ToolFailure
 MAX_PATH_CHARS = 4096
 MAX_NAME_BYTES = 255
 
-#: Globs (workspace-relative, gitignore-style) protected in every mode.
-ALWAYS_PROTECTED: tuple[str, ...] = (".git", ".git/**", ".agentci", ".agentci/**")
+#: Globs (workspace-relative, gitignore-style) protected in every mode: a ``.git`` folder or
+#: file at any depth (a nested repository or a gitfile is one git would discover and obey).
+ALWAYS_PROTECTED: tuple[str, ...] = ("**/.git", "**/.git/**", ".agentci", ".agentci/**")
 #: Protected unless an allow rule with a matching ``path`` says otherwise.
 WORKFLOWS = ".github/workflows/**"
 
@@ -176,7 +177,9 @@ class Protected:
         if self.fold:
             rel = rel.lower()
         if self.spec.match_file(rel):
-            return rel.split("/")[0] + "/"
+            parts = rel.split("/")
+            hit = next((i for i, part in enumerate(parts) if part in (".git", ".agentci")), 0)
+            return "/".join(parts[: hit + 1]) + "/"
         if self.protect_workflows and not workflows_allowed and self.workflows.match_file(rel):
             return ".github/workflows/"
         return ""

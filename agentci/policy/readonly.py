@@ -165,6 +165,8 @@ def _escape_hatch(name: str, args: list[str]) -> str | None:
         while i < len(args) and args[i].startswith("-"):
             if args[i] in ("--no-pager", "-P"):
                 i += 1
+            elif args[i] == "-C" and i + 1 < len(args):
+                i += 2  # a folder, judged as a path below (and for the repository it is in)
             else:
                 return f"git option {args[i]} can run commands"
         sub = args[i] if i < len(args) else ""

@@ -38,6 +38,7 @@ from agentci.policy.decision import (
     raw_equal,
     words_prefix,
 )
+from agentci.policy.gitpin import find_repo, judge
 from agentci.policy.paths import Protected, resolve
 from agentci.policy.readonly import why_not_read_only
 from agentci.policy.wrappers import HARMLESS_VARS
@@ -60,6 +61,8 @@ class PolicyEngine:
         self.workspace = Path(os.path.realpath(workspace))
         self.rules = [compile_rule(i, r) for i, r in enumerate(rules)]
         self.protected = Protected(self.workspace, recipe_path=recipe_path)
+        #: the repository the model's read-only git is pinned to (as found at the start)
+        self.repo = find_repo(self.workspace)
 
     @classmethod
     def from_recipe(
@@ -178,7 +181,17 @@ class PolicyEngine:
         ):
             return deny("mode:read_only", "output redirection writes a file in read_only mode")
         main = next((d for d in deciding if d.startswith("rules[")), None)
-        return allow(main or (deciding[0] if deciding else f"mode:{self.mode}"))
+        gits = [
+            c
+            for c, d in zip(found.commands, deciding, strict=True)
+            if d == "read_only_command" and allow_form(c.words)[0] == "git"
+        ]
+        env: dict[str, str] = {}
+        if gits:
+            why, env = judge(found, cwd, gits, self.workspace, self.repo)
+            if why is not None:
+                return deny("read_only_git", f"`{gits[0].text[:120]}` is denied: {why}")
+        return allow(main or (deciding[0] if deciding else f"mode:{self.mode}"), env=env)
 
     def _allow_one(
         self, c: sp.SimpleCommand, rules: list[CompiledRule], cwd: Path, variables: set[str]

@@ -17,9 +17,10 @@ does: :class:`~agentci.errors.HookStopped` leaves the batch.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import AsyncIterator, Coroutine, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -50,6 +51,7 @@ class _Prepared:
     tool: Tool | None = None
     args: BaseModel | None = None
     error: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)  # the policy's additions (git pinned)
 
 
 def _format_validation(exc: ValidationError) -> str:
@@ -115,6 +117,7 @@ class ToolBatch:
                     )
                     if not d.allowed:
                         p.error = f"denied by policy ({d.rule}): {d.reason}"
+                    p.env = d.env
             outcomes = await _bounded([s.run_call(p) for p in prepared])
             stop: HookVerdict | None = None
             for i, p, (result, ms, after) in zip(group, prepared, outcomes, strict=True):
@@ -244,13 +247,14 @@ class Scheduler:
         if p.error is not None:
             return ToolResult(error=p.error), 0
         assert p.tool is not None and p.args is not None
+        ctx = self.ctx
+        if p.env:
+            ctx = dataclasses.replace(ctx, env={**ctx.env, **p.env})
         try:
             if p.tool.kind is ToolKind.execute:
-                result = await p.tool.run(p.args, self.ctx)
+                result = await p.tool.run(p.args, ctx)
             else:
-                result = await asyncio.wait_for(
-                    p.tool.run(p.args, self.ctx), self.ctx.timeout_seconds
-                )
+                result = await asyncio.wait_for(p.tool.run(p.args, ctx), ctx.timeout_seconds)
         except ToolFailure as exc:
             result = ToolResult(error=str(exc))
         except asyncio.TimeoutError:
