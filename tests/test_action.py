@@ -195,6 +195,7 @@ def test_a_successful_run_sets_every_output_and_exits_0(success):
         "has-changes": "true",
         "changed-files": "calc.py",
         "sandboxed": "true",
+        "sandbox-fix": "",  # this machine's bubblewrap works as it is
         "sarif": ".agentci/out/sarif.json",  # the baseline's failing test had a place
         "branch": "",
         "pr-url": "",
@@ -365,26 +366,6 @@ def test_bubblewrap_is_installed_with_apt_get_when_missing(job, tmp_path: Path, 
     assert log.read_text().splitlines() == ["update -qq", "install -y -qq bubblewrap"]
     assert run.outputs["sandboxed"] == "true", run.log
     assert run.outputs["status"] == "success"
-
-
-def test_without_a_usable_bubblewrap_agentci_refuses_and_the_summary_says_how_to_fix_it(
-    job, tmp_path: Path
-):
-    # Ubuntu 24.04 with kernel.apparmor_restrict_unprivileged_userns=1: bwrap is there, fails.
-    fake = tmp_path / "restricted"
-    fake.mkdir()
-    (fake / "bwrap").write_text(
-        "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n"
-    )
-    (fake / "bwrap").chmod(0o755)
-    run = job.run(FIX, path=f"{fake}:{job.path}")
-    assert run.outputs["sandboxed"] == "false"
-    assert run.outputs["status"] == "invalid_input", run.log
-    assert run.outputs["exit-code"] == "2"
-    assert "refused to run without the sandbox" in run.summary
-    assert "setting up uid map: Permission denied" in run.summary
-    assert "kernel.apparmor_restrict_unprivileged_userns=0" in run.summary
-    assert "::warning title=agentci sandbox::" in run.step("Bubblewrap").stdout
 
 
 def test_no_bubblewrap_install_when_it_is_turned_off(job, tmp_path: Path, bin_dir: Path):

@@ -14,11 +14,11 @@ import click
 from agentci.delivery.context import DeliveryError, GitHubContext, untrusted_checkout
 
 
-def _say(kind: str, text: str) -> None:
+def _say(kind: str, text: str, title: str = "agentci delivery") -> None:
     from agentci.events.annotations import escape_data
     from agentci.events.workflow_commands import neutralise_workflow_commands
 
-    print(f"::{kind} title=agentci delivery::{escape_data(neutralise_workflow_commands(text))}")
+    print(f"::{kind} title={title}::{escape_data(neutralise_workflow_commands(text))}")
 
 
 def _head(workspace: Path) -> str:
@@ -159,6 +159,31 @@ def outputs(out_dir: str, workspace: Path, code: str) -> None:
         if target and text:
             with open(target, "a", encoding="utf-8") as fh:
                 fh.write(text)
+
+
+@main.command()
+@click.option("--install", type=bool, default=True, help="apt-get install bubblewrap when missing.")
+def sandbox(install: bool) -> None:
+    """Make bubblewrap work before agentci runs: install it when missing (--install), allow its
+    user namespaces where AppArmor restricts them (a profile for bwrap, else the sysctl), probe
+    again, and say which was done. Writes problem and userns-fix to GITHUB_OUTPUT."""
+    import shutil
+
+    from agentci.delivery.sandbox_setup import describe, prepare_sandbox
+
+    setup = prepare_sandbox(install)
+    print(describe(setup, shutil.which("bwrap")))
+    if setup.problem:
+        _say(
+            "warning",
+            f"{setup.problem}. See docs/github-action.md (bubblewrap) in agentci.",
+            "agentci sandbox",
+        )
+    target = os.environ.get("GITHUB_OUTPUT")
+    if target:
+        with open(target, "a", encoding="utf-8") as fh:
+            problem = setup.problem.replace("\n", " ")
+            fh.write(f"problem={problem}\nuserns-fix={setup.fix}\n")
 
 
 if __name__ == "__main__":
