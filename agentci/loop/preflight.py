@@ -129,7 +129,8 @@ def check_recipe(
         given = {}
     values = _parameter_values(recipe, given, file, problems)
     problems.extend(_template_problems(recipe, values))
-    problems.extend(_model_problems(recipe, recipe_dir, live=live))
+    flag = fields is not None and fields.model is not None
+    problems.extend(_model_problems(recipe, recipe_dir, live=live, model_flag=flag))
     problems.extend(_hook_problems(recipe, recipe_dir))
     plans: list[TaskPlan] = []
     if not problems:
@@ -227,7 +228,12 @@ def _models(recipe: Recipe) -> Iterator[tuple[tuple[int | str, ...], Any, ModelC
             yield ("tasks", i, "model"), task.model, merge_model(recipe.model, task.model)
 
 
-def _model_problems(recipe: Recipe, recipe_dir: Path, *, live: bool) -> list[RecipeError]:
+def _model_problems(
+    recipe: Recipe, recipe_dir: Path, *, live: bool, model_flag: bool = False
+) -> list[RecipeError]:
+    """Each model name agentci cannot serve, each model file missing or broken, each missing
+    key (``live``); ``model_flag``: the model's name came from ``--model``, so its problems
+    are the flag's, not a recipe line's."""
     from agentci.providers import make_provider, model_file
     from agentci.providers.replay import load_cassette
     from agentci.recipe.load import source_of
@@ -244,14 +250,14 @@ def _model_problems(recipe: Recipe, recipe_dir: Path, *, live: bool) -> list[Rec
             if name.startswith(("replay:", "scripted:")) or _LIVE_MODEL.match(name):
                 continue
             bad_name = True
-            problems.append(
-                source.error(
-                    f"{name!r} is not a model agentci can serve: name a Gemini model "
-                    "(gemini-2.5-flash, …), replay:FILE or scripted:FILE",
-                    *loc,
-                    *where,
-                )
+            text = (
+                f"{name!r} is not a model agentci can serve: name a Gemini model "
+                "(gemini-2.5-flash, …), replay:FILE or scripted:FILE"
             )
+            if model_flag and loc == ("model",) and where == ("name",):
+                problems.append(RecipeError(text, key="--model"))
+            else:
+                problems.append(source.error(text, *loc, *where))
         offline = model.name.startswith(("replay:", "scripted:"))
         if bad_name or not (offline or live):
             continue
@@ -265,7 +271,10 @@ def _model_problems(recipe: Recipe, recipe_dir: Path, *, live: bool) -> list[Rec
             problems.extend(getattr(err, "errors", [err]))
         except InvalidInput as err:
             text = str(err).removeprefix("model.name: ")
-            problems.append(source.error(text, *loc, "name"))
+            if model_flag and written.name == model.name == recipe.model.name:
+                problems.append(RecipeError(text, key="--model"))
+            else:
+                problems.append(source.error(text, *loc, "name"))
     return problems
 
 

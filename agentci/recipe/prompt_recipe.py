@@ -66,7 +66,7 @@ def apply_fields(data: dict[str, Any], fields: RecipeFields, *, builtin: bool = 
     if fields.model is not None:
         model = data.get("model")
         kept = {k: v for k, v in model.items() if k != "pricing"} if isinstance(model, dict) else {}
-        data["model"] = {**kept, "name": fields.model}
+        data["model"] = {**kept, "name": model_from_flag(fields.model)}
         for task in data.get("tasks") or []:
             if isinstance(task, dict) and isinstance(task.get("model"), dict):
                 task["model"] = {
@@ -89,6 +89,15 @@ def apply_fields(data: dict[str, Any], fields: RecipeFields, *, builtin: bool = 
         data["output"] = {**output, "schema": str(fields.output_schema.resolve())}
     if builtin:
         data["allow_no_changes"] = data["policy"]["mode"] == "read_only"
+
+
+def model_from_flag(name: str) -> str:
+    """``--model NAME``: the file of ``replay:FILE`` / ``scripted:FILE`` is relative to the
+    working directory (as ``--output-schema``), not to the recipe's folder."""
+    for prefix in ("replay:", "scripted:"):
+        if name.startswith(prefix) and name != prefix:
+            return prefix + str(Path(name.removeprefix(prefix)).resolve())
+    return name
 
 
 def _section(data: dict[str, Any], key: str) -> dict[str, Any]:

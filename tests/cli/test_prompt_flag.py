@@ -115,3 +115,32 @@ def test_prompt_with_a_recipe_of_several_tasks_is_refused(tmp_path: Path):
     done = _agentci(tmp_path, str(recipe), "--prompt", "X", env={"GEMINI_API_KEY": "k"})
     assert done.returncode == 2
     assert "--prompt replaces the recipe's prompt, but this recipe has tasks" in done.stderr
+
+
+def _recipe_in_a_subfolder(tmp_path: Path) -> Path:
+    init_repo(tmp_path / "ws", {"a.txt": "x\n"})
+    recipe = tmp_path / "ci" / "r.yaml"
+    recipe.parent.mkdir()
+    recipe.write_text(
+        "version: 1\nname: r\nmodel: {name: gemini-2.5-flash}\nprompt: Look.\n"
+        "sandbox: none\nallow_no_changes: true\nworkspace: {path: ws}\n"
+    )
+    return recipe
+
+
+def test_a_model_file_given_with_model_is_found_from_the_working_directory(tmp_path: Path):
+    _recipe_in_a_subfolder(tmp_path)
+    (tmp_path / "replies.yaml").write_text("- text: Looked.\n")
+    done = _agentci(tmp_path, "ci/r.yaml", "--model", "scripted:replies.yaml", "-q")
+    assert done.returncode == 0, done.stderr
+    result = json.loads((tmp_path / ".agentci/out/result.json").read_text())
+    assert result["summary"] == "Looked."
+
+
+def test_a_missing_model_file_given_with_model_is_blamed_on_the_flag(tmp_path: Path):
+    _recipe_in_a_subfolder(tmp_path)
+    done = _agentci(tmp_path, "ci/r.yaml", "--model", "scripted:nope.yaml")
+    assert done.returncode == 2
+    missing = tmp_path / "nope.yaml"
+    assert f"agentci: error: --model: no such file: {missing}\n" in done.stderr
+    assert "r.yaml:" not in done.stderr
