@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from as_nobody import AS_NOBODY, NOBODY, why_nobody_cannot_run
 
 from agentci.outputs.change import patch_text
 from agentci.outputs.patch import capture_baseline, changed_files, changed_lines, current_change
@@ -152,13 +153,13 @@ def test_the_largest_files_go_when_the_whole_patch_is_over_the_cap(tmp_path: Pat
     assert "b.bin" in patch.text and "c.bin" in patch.text
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root")
+@pytest.mark.skipif(why_nobody_cannot_run() is not None, reason=str(why_nobody_cannot_run()))
 def test_an_unreadable_file_is_reported(tmp_path: Path) -> None:
     """Run as an unprivileged user (root reads everything): a file it cannot read is named."""
     top = Path(tempfile_dir())
     try:
         ws = repo(top / "r", {"app.py": "x = 1\n", "secret.txt": "s\n"})
-        subprocess.run(["chown", "-R", "nobody:nogroup", str(top)], check=True)
+        subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(top)], check=True)
         code = (
             "import os, sys; from pathlib import Path\n"
             "from agentci.outputs.patch import capture_baseline, current_change\n"
@@ -168,8 +169,7 @@ def test_an_unreadable_file_is_reported(tmp_path: Path) -> None:
             "c = current_change(b); print(c.files, c.unreadable)\n"
         )
         done = subprocess.run(
-            ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
-             sys.executable, "-c", code, str(ws)],
+            [*AS_NOBODY, sys.executable, "-c", code, str(ws)],
             capture_output=True, text=True, env={**GIT_ENV, "HOME": str(top)},
         )  # fmt: skip
         assert done.returncode == 0, done.stderr

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from as_nobody import AS_NOBODY, NOBODY, why_nobody_cannot_run
 from attack_case import CANARIES, AttackCase, make_attack, shell
 
 from agentci.policy.sandbox import bwrap_problem
@@ -141,7 +142,7 @@ def test_outside_ci_auto_without_a_sandbox_warns_and_runs(tmp_path: Path) -> Non
     assert [e.kind for e in run.events if e.type == "error"] == ["sandbox_unavailable"]
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux") or os.geteuid() != 0, reason="root")
+@pytest.mark.skipif(why_nobody_cannot_run() is not None, reason=str(why_nobody_cannot_run()))
 def test_a_same_user_child_cannot_read_agentci_environ_without_a_sandbox() -> None:
     """agentci run as an unprivileged user, sandbox: none: a command of the agent running as
     that same user reads /proc/<agentci>/environ — refused, agentci is not dumpable."""
@@ -159,14 +160,12 @@ def test_a_same_user_child_cannot_read_agentci_environ_without_a_sandbox() -> No
 def _run_as_nobody(tmp_path: Path, steal: str) -> None:
     case = make_attack(tmp_path, [shell(steal), {"text": "done"}], {**YOLO, "sandbox": "none"})
     for p in [tmp_path, *tmp_path.rglob("*")]:
-        os.chown(p, 65534, 65534, follow_symlinks=False)
-    cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
-    cmd += [sys.executable, "-m", "agentci", "run", str(case.recipe), "--out", str(case.out)]
+        os.chown(p, NOBODY, NOBODY, follow_symlinks=False)
+    cmd = [*AS_NOBODY, sys.executable, "-m", "agentci", "run", str(case.recipe)]
+    cmd += ["--out", str(case.out)]
     (tmp_path / "tmp").mkdir()
-    os.chown(tmp_path / "tmp", 65534, 65534)
+    os.chown(tmp_path / "tmp", NOBODY, NOBODY)
     env = {**os.environ, **CANARIES, "HOME": str(tmp_path), "TMPDIR": str(tmp_path / "tmp")}
     done = subprocess.run(cmd, cwd=case.repo, env=env, capture_output=True, text=True, timeout=120)
-    if "No module named" in done.stderr or "Permission denied" in done.stderr[:300]:
-        pytest.skip(f"agentci is not usable by another user here: {done.stderr[:200]}")
     assert (case.repo / "leak.txt").exists(), done.stderr[-2000:]  # the attack ran
     assert all(v not in (case.repo / "leak.txt").read_text() for v in CANARIES.values())
