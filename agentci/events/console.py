@@ -143,6 +143,7 @@ class ConsoleSink:
 #: Error events that are warnings (the run goes on), as annotation titles.
 WARNING_KINDS = {
     "sandbox_unavailable": "ran without a sandbox",
+    "secrets_without_sandbox": "secrets in reach of commands run without a sandbox",
     "loop_check_failed": "model-judged loop check failed",
 }
 

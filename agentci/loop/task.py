@@ -91,6 +91,7 @@ class TaskRun:
         self.check: ChangeCheck | None = None  # verify + guards (agentci/verify), once ready
         self.first = True
         self.sandboxes: list[Sandbox] = []  # their placeholders go when the task ends
+        self.sandbox_note = ""  # why the agent's commands ran without a sandbox (summary.md)
         self.budget = BudgetTracker(plan.budget, total=settings.totals, model=plan.model)
 
     def cancel(self, signal_name: str) -> None:
@@ -215,6 +216,8 @@ class TaskRun:
         report.context_files = [f.model_dump() for f in self.context_files]
         report.model = self.plan.model.name
         report.duration_ms = int((time.monotonic() - started) * 1000)
+        if self.sandbox_note:
+            report.extra["no_sandbox"] = self.sandbox_note
         tracker = self.tracker
         if tracker is not None:
             try:
@@ -305,8 +308,7 @@ class TaskRun:
         )
         policy.protected.reals.extend(hooks.scripts)  # hook scripts: as protected as the recipe
         sandbox, warning = self._sandbox(workspace, policy, recipe.policy.network)
-        if warning:
-            self.emit(ev.Error(kind="sandbox_unavailable", message=warning))
+        self._no_sandbox(policy, warning)
         verify_box = None
         if sandbox is not None and plan.verify is not None:
             net = plan.verify.network
@@ -417,6 +419,24 @@ class TaskRun:
 
         config = self.plan.model
         return lambda model, usage: cost_for(model, usage, config.pricing_for(model))
+
+    def _no_sandbox(self, policy: PolicyEngine, fell_back: str | None) -> None:
+        """Without a sandbox: ``auto`` that fell back shrinks the policy's powers, ``none``
+        with secrets in reach warns; both are an event and a line in summary.md."""
+        import os
+
+        from agentci.policy.sandbox import bwrap_problem
+        from agentci.policy.unsandboxed import FALLBACK_NOTE, secrets_warning
+
+        if fell_back:
+            policy.no_sandbox = bwrap_problem() or fell_back
+            self.sandbox_note = fell_back + FALLBACK_NOTE
+            self.emit(ev.Error(kind="sandbox_unavailable", message=self.sandbox_note))
+        elif self.settings.recipe.sandbox == "none":
+            note = secrets_warning(os.environ)
+            if note:
+                self.sandbox_note = note
+                self.emit(ev.Error(kind="secrets_without_sandbox", message=note))
 
     def _sandbox(
         self, workspace: Path, policy: PolicyEngine, network: bool

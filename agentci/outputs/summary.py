@@ -123,6 +123,17 @@ def _branches(run: RunReport) -> list[str]:
     return ["### Branch", "", *lines, ""] if lines else []
 
 
+def _no_sandbox(run: RunReport) -> list[str]:
+    """Tasks whose commands ran without a sandbox, and what that meant."""
+    lines: list[str] = []
+    for t in run.tasks:
+        note = t.extra.get("no_sandbox") if isinstance(t.extra, dict) else None
+        if note:
+            who = "" if len(run.tasks) == 1 else f"{_cell(t.name)}: "
+            lines.append(f"- {who}**No sandbox**: {_cell(str(note))}")
+    return ["### Sandbox", "", *lines, ""] if lines else []
+
+
 def render_summary(run: RunReport) -> str:
     """The summary as markdown."""
     status = _status(run.status)
@@ -150,6 +161,7 @@ def render_summary(run: RunReport) -> str:
 
     lines += _test_changes(run)
     lines += why_lines(run, WORDING)
+    lines += _no_sandbox(run)
     lines += _guards(run)
     lines += _branches(run)
     files = changed_files(run)

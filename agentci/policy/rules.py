@@ -41,6 +41,7 @@ from agentci.policy.decision import (
 from agentci.policy.gitpin import find_repo, judge
 from agentci.policy.paths import Protected, resolve
 from agentci.policy.readonly import why_not_read_only
+from agentci.policy.unsandboxed import unsandboxed
 from agentci.policy.wrappers import HARMLESS_VARS
 from agentci.recipe.schema import Policy, Rule
 from agentci.tools.base import Tool, ToolKind
@@ -63,6 +64,8 @@ class PolicyEngine:
         self.protected = Protected(self.workspace, recipe_path=recipe_path)
         #: the repository the model's read-only git is pinned to (as found at the start)
         self.repo = find_repo(self.workspace)
+        #: why ``sandbox: auto`` runs without a sandbox (None: sandboxed, or ``sandbox: none``)
+        self.no_sandbox: str | None = None
 
     @classmethod
     def from_recipe(
@@ -168,7 +171,7 @@ class PolicyEngine:
                 f"{what} is not allowed without a rule that allows this exact command",
             )
         if exact is not None:  # a rule written for this very shape allows the whole line
-            return allow(exact.label)
+            return unsandboxed(found, [exact.label], self.no_sandbox) or allow(exact.label)
         # allow: every sub-command
         deciding: list[str] = []
         for c in found.commands:
@@ -181,6 +184,9 @@ class PolicyEngine:
         ):
             return deny("mode:read_only", "output redirection writes a file in read_only mode")
         main = next((d for d in deciding if d.startswith("rules[")), None)
+        refused = unsandboxed(found, deciding, self.no_sandbox)
+        if refused is not None:
+            return refused
         gits = [
             c
             for c, d in zip(found.commands, deciding, strict=True)

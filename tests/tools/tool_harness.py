@@ -38,10 +38,13 @@ class Harness:
     events: list[Any] = field(default_factory=list)
     search: Any = None
     private_dirs: tuple[str, ...] = (".agentci",)
+    no_sandbox: str | None = None  # why `sandbox: auto` fell back (None: it did not)
 
     def engine(self) -> PolicyEngine:
         policy = Policy(mode=self.mode, rules=[Rule(**r) for r in self.rules])  # type: ignore[arg-type]
-        return PolicyEngine.from_recipe(policy, workspace=self.ws, recipe_path=self.recipe_path)
+        engine = PolicyEngine.from_recipe(policy, workspace=self.ws, recipe_path=self.recipe_path)
+        engine.no_sandbox = self.no_sandbox
+        return engine
 
     def scheduler(self) -> Scheduler:
         ctx = ToolContext(

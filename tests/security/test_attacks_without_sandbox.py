@@ -1,0 +1,97 @@
+"""Without a sandbox the agent's commands run on the host: fewer powers, and said so.
+
+``sandbox: auto`` that finds no bubblewrap (a laptop, a pre-commit hook) lets only the
+built-in read-only commands that run nothing of the workspace through: no git (it obeys the
+repository's config), no rule-allowed or ``yolo`` command (they run the workspace's code).
+The deny names ``sandbox: none``, the explicit opt-in; ``sandbox: none`` with secrets in
+agentci's environment is a warning event and a line in summary.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from attack_case import CANARIES, make_attack, shell, tool
+from test_sandbox_holds import _no_bwrap_path
+from tool_harness import Harness
+
+FELL_BACK = "bubblewrap (bwrap) is not installed"
+
+
+@pytest.fixture
+def laptop(h: Harness) -> Harness:
+    h.mode = "auto_edit"
+    h.no_sandbox = FELL_BACK
+    return h
+
+
+def denied_without_sandbox(h: Harness, command: str) -> str:
+    res = h.sh(command)
+    assert res.error and res.error.startswith("denied by policy (no_sandbox)"), (command, res)
+    assert "`sandbox: none`" in res.error and FELL_BACK in res.error
+    return res.error
+
+
+@pytest.mark.parametrize("command", ["git status", "git log -1", "ls && git diff"])
+def test_read_only_git_is_denied(laptop: Harness, command: str) -> None:
+    assert "git obeys the repository's config" in denied_without_sandbox(laptop, command)
+
+
+def test_rule_allowed_commands_are_denied(laptop: Harness, ws: Path) -> None:
+    (ws / "conftest.py").write_text("open('ran', 'w').close()\n")
+    laptop.rules = [{"tool": "run_shell_command", "command": "python3", "decision": "allow"}]
+    error = denied_without_sandbox(laptop, "python3 conftest.py")
+    assert "rules[0]" in error
+    assert not (ws / "ran").exists()
+
+
+def test_yolo_commands_are_denied(laptop: Harness, ws: Path) -> None:
+    laptop.mode = "yolo"
+    denied_without_sandbox(laptop, "touch ran")
+    assert not (ws / "ran").exists()
+
+
+def test_plain_readers_still_run(laptop: Harness) -> None:
+    res = laptop.sh("grep -n pip README.md | wc -l && ls src")
+    assert res.error is None and "app.py" in res.output
+
+
+def test_with_a_sandbox_or_sandbox_none_git_runs(h: Harness) -> None:
+    h.mode = "auto_edit"
+    assert h.sh("git log --oneline -1").error is None
+
+
+def test_auto_falling_back_end_to_end(tmp_path: Path) -> None:
+    marker = tmp_path / "escape" / "marker"
+    config = f'[core]\n\tfsmonitor = "touch {marker}; echo"\n'
+    script = [
+        tool("write_file", file_path="sub/x.txt", content="x\n"),
+        shell("git status"),
+        shell("cat README.md"),
+        {"text": "done"},
+    ]
+    case = make_attack(tmp_path, script, files={"README.md": "hello\n"})
+    (case.repo / ".git" / "config").open("a").write(config)  # the user's own, armed
+    env = {"CI": "", "GITHUB_ACTIONS": "", "PATH": _no_bwrap_path(tmp_path)}
+    run = case.run(env=env)
+    decisions = [(e.rule, e.reason) for e in run.events if e.type == "tool_call_decision"]
+    assert [rule for rule, _ in decisions] == ["mode:auto_edit", "no_sandbox", "read_only_command"]
+    assert "`sandbox: none`" in decisions[1][1]
+    assert not marker.exists()
+    warning = next(e for e in run.events if e.type == "error")
+    assert warning.kind == "sandbox_unavailable" and "`sandbox: none`" in warning.message
+    summary = (case.out / "summary.md").read_text()
+    assert "**No sandbox**: bubblewrap (bwrap) is not installed" in summary
+
+
+def test_sandbox_none_with_secrets_warns_in_events_and_summary(tmp_path: Path) -> None:
+    case = make_attack(tmp_path, [shell("true"), {"text": "done"}], {"sandbox": "none"})
+    run = case.run(env={"CI": "", "GITHUB_ACTIONS": ""})
+    warnings = [e for e in run.events if e.type == "error"]
+    assert [e.kind for e in warnings] == ["secrets_without_sandbox"]
+    assert "GEMINI_API_KEY" in warnings[0].message and "GITHUB_TOKEN" in warnings[0].message
+    assert "/proc/<pid>/environ of agentci's parent processes" in warnings[0].message
+    summary = (case.out / "summary.md").read_text()
+    assert "**No sandbox**: sandbox: none with secrets in agentci's environment" in summary
+    assert not any(v in summary for v in CANARIES.values())
