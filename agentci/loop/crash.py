@@ -3,7 +3,8 @@
 Bugs inside a task are caught by the task (status ``internal_error``, the traceback in an
 ``error`` event, every output written). This module covers the rest — a failure in the runner,
 an event sink or the launch code itself: one line on stderr, the redacted traceback after it,
-and, when the run had started, an ``error`` event, the outputs and ``run_finished``.
+and, when the run had started, an ``error`` event, the outputs and ``run_finished``. The tasks that had already finished keep
+their report and patch in the outputs; the others are listed ``internal_error``.
 """
 
 from __future__ import annotations
@@ -43,9 +44,11 @@ def crash_exit(err: BaseException, *, runner: Runner | None = None, redactor: An
         from agentci.events import types as ev
         from agentci.loop.runner import finish_run
         from agentci.outputs.report import RunReport
+        from agentci.usage import total
 
         message = f"{type(err).__name__}: {err}"
         runner.emitter.emit(ev.Error(kind="internal_error", message=message, traceback=tb))
+        tasks = _tasks(runner, message)
         report = RunReport(
             run_id=runner.emitter.run_id,
             recipe=runner.settings.recipe_label,
@@ -53,10 +56,11 @@ def crash_exit(err: BaseException, *, runner: Runner | None = None, redactor: An
             status=Status.internal_error,
             exit_code=INTERNAL_ERROR,
             reason=message,
-            tasks=[],
+            tasks=tasks,
+            usage=total([t.usage for t in tasks]),
             started_at=runner.started_at,
         )
-        patches = {p.name: "" for p in runner.plans}
+        patches = {p.name: runner.patches.get(p.name, "") for p in runner.plans}
         finish_run(
             report,
             patches,
@@ -67,3 +71,20 @@ def crash_exit(err: BaseException, *, runner: Runner | None = None, redactor: An
     except Exception:  # noqa: BLE001 - nothing more can be saved
         pass
     return INTERNAL_ERROR
+
+
+def _tasks(runner: Runner, message: str) -> list[Any]:
+    """The tasks that finished, as they finished; the others ``internal_error``."""
+    from agentci.outputs.report import TaskReport
+
+    done = {r.name: r for r in runner.reports}
+    current = runner.current
+    if current is not None and current.finished is not None:
+        done.setdefault(current.plan.name, current.finished)
+        runner.patches.setdefault(current.plan.name, current.patch)
+    reason = f"the run stopped on a bug in agentci before this task finished: {message}"
+    return [
+        done.get(p.name)
+        or TaskReport(p.name, Status.internal_error, INTERNAL_ERROR, reason, model=p.model.name)
+        for p in runner.plans
+    ]

@@ -61,6 +61,8 @@ class Runner:
         self.started_at = ""  # ISO-8601 UTC, set when the run starts
         self.committed = False  # the outputs hold the final status: no signal changes it now
         self._writing: asyncio.Future[list[str]] | None = None
+        self.reports: list[TaskReport] = []  # the tasks finished so far (a crash keeps them)
+        self.patches: dict[str, str] = {}
 
     def cancel(self, signal_name: str) -> None:
         """Stop the running task (the tasks not started yet are not run), or the writing of
@@ -86,8 +88,7 @@ class Runner:
                 agentci_version=__version__,
             )
         )
-        reports: list[TaskReport] = []
-        patches: dict[str, str] = {}
+        reports, patches = self.reports, self.patches
         if recipe.budget.total is not None and self.settings.totals is None:
             self.settings.totals = RunTotals(recipe.budget.total)
         for plan in self.plans:

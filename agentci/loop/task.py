@@ -77,6 +77,7 @@ class TaskRun:
         self.emit = emit
         self.state = State()
         self.patch = ""
+        self.finished: TaskReport | None = None  # the report, once task_finished is emitted
         self.signal_name: str | None = None
         self._work: asyncio.Task[None] | None = None
         self.tracker: ChangeTracker | None = None  # snapshots since the baseline (after setup
@@ -151,6 +152,7 @@ class TaskRun:
         finally:
             self._started("")  # the task ended before its prompt was rendered
             await self._finish(report, started)
+            self.finished = report  # reported: a crash in the cleanup below keeps it
             for box in self.sandboxes:
                 box.cleanup()
             if workspace is not None:

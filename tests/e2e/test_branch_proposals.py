@@ -4,6 +4,7 @@ propose it again — with ``--skip-if-proposed`` without calling the model at al
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -156,3 +157,28 @@ def test_a_branch_git_cannot_create_fails_the_delivery_not_the_task(tmp_path: Pa
     assert "'refs/heads/agentci' exists" in failed
     assert _branch_failed(run) == [failed]
     assert "Not committed to a branch" in (run.out / "summary.md").read_text()
+
+
+def test_a_crash_after_a_task_finished_keeps_that_tasks_outputs(tmp_path: Path):
+    """git vanishes once the first task's branch is made (a stub ``git`` that removes itself):
+    the run stops on the bug (70), and task one's report and patch are still in the outputs."""
+    recipe = {**RECIPE, "tasks": [{"name": "one", "prompt": "Bump."},
+                                  {"name": "two", "prompt": "Bump again."}]}  # fmt: skip
+    case = make_case(tmp_path, SCRIPT, recipe, {"VERSION": "1.0\n"})
+    stub = tmp_path / "bin" / "git"
+    stub.parent.mkdir()
+    rm, real_git = shutil.which("rm"), shutil.which("git")
+    stub.write_text(f'#!/bin/sh\ncase " $* " in *" update-ref "*) {rm} "$0";; esac\n'
+                    f'exec {real_git} "$@"\n')  # fmt: skip
+    stub.chmod(0o755)
+    run = case.run(env={"PATH": str(stub.parent)})
+    assert run.code == 70, run.stderr
+    assert (run.result["status"], run.result["exit_code"]) == ("internal_error", 70)
+    one, two = run.result["tasks"]
+    assert (one["name"], one["status"], one["exit_code"]) == ("one", "success", 0)
+    assert one["extra"]["branch"]["name"] == "agentci/maint-one"
+    assert (two["name"], two["status"], two["exit_code"]) == ("two", "internal_error", 70)
+    assert "+1.1" in (run.out / "tasks/one/patch.diff").read_text()
+    assert (run.out / "tasks/two/patch.diff").read_text() == ""
+    assert run.events[-1].type == "run_finished"
+    assert (run.events[-1].status, run.events[-1].exit_code) == ("internal_error", 70)
