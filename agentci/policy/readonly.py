@@ -3,7 +3,8 @@
 A command is read-only only without its escape hatches: ``find -exec/-delete``,
 ``git -c …``, ``git diff --ext-diff``, ``sed -i`` or ``sed … e/w``, ``awk`` with
 ``system()``/pipes/redirections or a program file, ``rg --pre``, ``sort -o``, ``printf -v`` …
-and only when every path it names stays inside the workspace. ``sort``, ``uniq``, ``tree``
+and only when every path it names stays inside the workspace: its operands and the values of
+its options alike (``-fFILE``, ``--file=FILE``, ``--file FILE``, ``@FILE``), links resolved. ``sort``, ``uniq``, ``tree``
 and ``awk`` options are read against an allowlist, as the programs read them (clusters,
 abbreviated long options: ``sort --ou=F`` is ``sort --output=F``). Under ``xargs`` (words
 appended from its input, unseen) only commands no argument can turn into a writer qualify.
@@ -14,10 +15,12 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from agentci.policy import readonly_specs as specs
 from agentci.policy.getopt import parse
+from agentci.policy.paths import is_below
 from agentci.policy.shell_parse import GlobWord
 
 SIMPLE = frozenset(
@@ -94,11 +97,18 @@ AWK_BAD = re.compile(r"system|getline|[|>]|@|fflush|close\(")
 
 
 def why_not_read_only(
-    words: list[str | None], *, cwd: Path, workspace: Path, open_args: bool = False
+    words: list[str | None],
+    *,
+    cwd: Path,
+    workspace: Path,
+    open_args: bool = False,
+    bases: Sequence[Path] | None = None,
 ) -> str | None:
     """None when ``words`` is a read-only command; else the reason it is not.
 
     ``open_args``: the command runs under ``xargs``, which appends words nobody has seen.
+    ``bases``: every folder the command may run in (``cwd`` and where the line's ``cd``
+    commands lead); every path it names, options' values included, is judged from each.
     """
     if not words or words[0] is None:
         return "its command name expands at run time"
@@ -126,23 +136,50 @@ def why_not_read_only(
     if reason:
         return reason
     for a in args:
-        value = a.split("=", 1)[1] if a.startswith("--") and "=" in a else a
-        if value.startswith(("/", "~", "..")) or "/../" in value or value == "..":
-            if value == "/dev/null" or _inside(value, cwd, workspace):
-                continue
-            return f"it names a path outside the workspace ({value})"
+        for value, certain in _named_paths(a):
+            if _outside(value, certain, bases or [cwd], workspace):
+                return f"it names a path outside the workspace ({value})"
     return None
 
 
-def _inside(value: str, cwd: Path, workspace: Path) -> bool:
+def _named_paths(arg: str) -> list[tuple[str, bool]]:
+    """What in ``arg`` may name a file, and whether it surely does: the word itself, the value
+    of ``--opt=VALUE``, a short option's attached value (``-fFILE``, ``-nfFILE``: every tail
+    of the cluster, since which letters take a value differs per program) and a response
+    file (``@FILE``)."""
+    out = [(arg, True)]
+    if arg.startswith("--") and "=" in arg:
+        out.append((arg.split("=", 1)[1], True))
+    elif arg.startswith("-") and len(arg) > 2:
+        out += [(arg[i:], False) for i in range(2, len(arg))]
+    if arg.startswith("@") and len(arg) > 1:
+        out.append((arg[1:], False))
+    return out
+
+
+def _outside(value: str, certain: bool, bases: Sequence[Path], workspace: Path) -> bool:
+    """Whether ``value`` names a path outside the workspace from any of ``bases``.
+
+    A word or ``--opt=`` value that looks like a path (absolute, ``~``, ``..``) must be
+    inside; an attached value only when it names an existing file (``cut -d/`` names no
+    file). Anything that exists, link or not, must resolve inside.
+    """
+    root = Path(os.path.realpath(workspace))
+    looks = value.startswith(("/", "~", "..")) or "/../" in value or value == ".."
+    if looks and value == "/dev/null":
+        return False
     if value.startswith("~"):
-        return False
-    real = Path(os.path.realpath(cwd / value))
-    try:
-        real.relative_to(Path(os.path.realpath(workspace)))
-    except ValueError:
-        return False
-    return True
+        return certain
+    for base in bases:
+        path = base / value
+        real = Path(os.path.realpath(path))
+        if is_below(real, root):
+            continue
+        if looks and certain:
+            return True
+        if os.path.lexists(path) and (certain or not real.is_dir()):
+            return True
+    return False
 
 
 def _escape_hatch(name: str, args: list[str]) -> str | None:

@@ -38,7 +38,7 @@ from agentci.policy.decision import (
     raw_equal,
     words_prefix,
 )
-from agentci.policy.gitpin import find_repo, judge
+from agentci.policy.gitpin import command_dirs, find_repo, judge
 from agentci.policy.paths import Protected, resolve
 from agentci.policy.readonly import why_not_read_only
 from agentci.policy.unsandboxed import unsandboxed
@@ -174,8 +174,9 @@ class PolicyEngine:
             return unsandboxed(found, [exact.label], self.no_sandbox) or allow(exact.label)
         # allow: every sub-command
         deciding: list[str] = []
+        bases = command_dirs(found, cwd) or [cwd]
         for c in found.commands:
-            d = self._allow_one(c, rules, cwd, found.variables)
+            d = self._allow_one(c, rules, cwd, found.variables, bases)
             if not d.allowed:
                 return d
             deciding.append(d.rule)
@@ -200,7 +201,12 @@ class PolicyEngine:
         return allow(main or (deciding[0] if deciding else f"mode:{self.mode}"), env=env)
 
     def _allow_one(
-        self, c: sp.SimpleCommand, rules: list[CompiledRule], cwd: Path, variables: set[str]
+        self,
+        c: sp.SimpleCommand,
+        rules: list[CompiledRule],
+        cwd: Path,
+        variables: set[str],
+        bases: list[Path],
     ) -> Decision:
         for r in rules:
             if r.rule.decision != "allow" or r.shapes:
@@ -212,7 +218,11 @@ class PolicyEngine:
         if self.mode == "yolo":
             return allow("mode:yolo")
         why = why_not_read_only(
-            allow_form(c.words), cwd=cwd, workspace=self.workspace, open_args=c.open_args
+            allow_form(c.words),
+            cwd=cwd,
+            workspace=self.workspace,
+            open_args=c.open_args,
+            bases=bases,
         )
         risky = sorted(v for v in {*c.env, *variables} if not HARMLESS_VARS.match(v))
         if why is None and risky:

@@ -295,3 +295,51 @@ def test_xargs_cannot_supply_the_denied_subcommand(h: Harness, remote: Path) -> 
     assert_denied(h, "echo push origin main | xargs git")
     assert _branches(remote) == ""
     assert os.path.isdir(remote)
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    secret = tmp_path / "outside-secret.txt"
+    secret.write_text("OUTSIDE-SECRET-LINE\n")
+    return secret
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "hexdump -f{f} README.md",
+        "hexdump -vf{f} README.md",
+        "grep -f{f} README.md",
+        "grep -nf{f} README.md",
+        "grep --file {f} README.md",
+        "grep --fi={f} README.md",
+        "rg -f{f} README.md",
+        "du -X{f} .",
+        "sort --files0-from={f}",
+        "wc --files0-from {f}",
+        "diff --from-file={f} README.md",
+        "cat @{f}",
+    ],
+)
+def test_an_option_that_names_a_file_is_a_path(
+    auto_edit: Harness, outside: Path, command: str
+) -> None:
+    res = auto_edit.sh(command.format(f=outside))
+    assert res.error and "outside the workspace" in res.error, res
+    assert "OUTSIDE-SECRET" not in res.output
+
+
+@pytest.mark.parametrize("command", ["hexdump -flink README.md", "grep -f link f", "cat link"])
+def test_a_link_to_outside_named_by_an_option_is_a_path(
+    auto_edit: Harness, ws: Path, outside: Path, command: str
+) -> None:
+    (ws / "link").symlink_to(outside)  # committed by whoever wrote the pull request
+    res = auto_edit.sh(command)
+    assert res.error and "outside the workspace" in res.error, res
+    assert "OUTSIDE-SECRET" not in res.output
+
+
+def test_options_naming_files_inside_the_workspace_stay_read_only(auto_edit: Harness) -> None:
+    res = auto_edit.sh("grep -nfREADME.md README.md && grep --file=README.md README.md")
+    assert res.error is None and "install with pip" in res.output
+    assert auto_edit.sh("hexdump -C README.md").error is None
