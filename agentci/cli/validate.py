@@ -18,9 +18,11 @@ def validate_command(recipes: tuple[str, ...], params: tuple[str, ...]) -> None:
 
     \b
     Checked: the schema (unknown keys, with a "did you mean"; wrong types and values),
-    parameters (-p values, and parameters without a default that need one), every template,
-    the model names (a Gemini model, replay:FILE or scripted:FILE), that scripted:/replay:
-    files exist and parse, and that hook scripts exist.
+    parameters (-p values, and parameters without a default that need one), every template
+    (an undefined name, with the parameter it looks like), the model names (a Gemini model,
+    replay:FILE or scripted:FILE; a misspelt one, with the model meant), that scripted:/replay:
+    files exist and parse, that each policy rule names an existing tool, and that hook
+    scripts exist.
 
     Every error is listed as FILE:LINE: KEY: MESSAGE. Exit 0 when all recipes are valid,
     2 otherwise.

@@ -25,6 +25,7 @@ from typing import Any
 
 from agentci.errors import InvalidInput, RecipeError, RecipeErrors
 from agentci.loop.plan import TaskPlan, merge_model, plan_tasks
+from agentci.recipe.near_misses import did_you_mean, misspelt_model, tool_names, unmatched_tools
 from agentci.recipe.prompt_recipe import BUILTIN_FILE, RecipeFields
 from agentci.recipe.schema import ModelConfig, Recipe
 
@@ -132,6 +133,7 @@ def check_recipe(
     flag = fields is not None and fields.model is not None
     problems.extend(_model_problems(recipe, recipe_dir, live=live, model_flag=flag))
     problems.extend(_hook_problems(recipe, recipe_dir))
+    problems.extend(_rule_problems(recipe))
     plans: list[TaskPlan] = []
     if not problems:
         from agentci.recipe.attachments import attach
@@ -247,17 +249,21 @@ def _model_problems(
         )
         names += [(("fallback", i), name) for i, name in enumerate(written.fallback_names())]
         for where, name in names:
-            if name.startswith(("replay:", "scripted:")) or _LIVE_MODEL.match(name):
+            if name.startswith(("replay:", "scripted:")):
+                continue
+            if _LIVE_MODEL.match(name):
+                meant = misspelt_model(name)
+                if meant is not None:
+                    bad_name = True
+                    text = f"unknown model {name!r} (did you mean {meant!r}?)"
+                    problems.append(_model_error(source, text, loc, where, model_flag))
                 continue
             bad_name = True
             text = (
                 f"{name!r} is not a model agentci can serve: name a Gemini model "
                 "(gemini-2.5-flash, …), replay:FILE or scripted:FILE"
             )
-            if model_flag and loc == ("model",) and where == ("name",):
-                problems.append(RecipeError(text, key="--model"))
-            else:
-                problems.append(source.error(text, *loc, *where))
+            problems.append(_model_error(source, text, loc, where, model_flag))
         offline = model.name.startswith(("replay:", "scripted:"))
         if bad_name or not (offline or live):
             continue
@@ -275,6 +281,40 @@ def _model_problems(
                 problems.append(RecipeError(text, key="--model"))
             else:
                 problems.append(source.error(text, *loc, "name"))
+    return problems
+
+
+def _model_error(
+    source: Any,
+    text: str,
+    loc: tuple[int | str, ...],
+    where: tuple[int | str, ...],
+    model_flag: bool,
+) -> RecipeError:
+    """The problem of a model name: the ``--model`` flag's when it gave the name."""
+    if model_flag and loc == ("model",) and where == ("name",):
+        return RecipeError(text, key="--model")
+    return source.error(text, *loc, *where)
+
+
+def _rule_problems(recipe: Recipe) -> list[RecipeError]:
+    """Each policy rule naming a tool that does not exist (it would never match)."""
+    from agentci.recipe.load import source_of
+
+    source = source_of(recipe)
+    problems = []
+    for i, rule in enumerate(recipe.policy.rules):
+        for pattern in unmatched_tools(rule.tool):
+            hint = did_you_mean(pattern, tool_names())
+            problems.append(
+                source.error(
+                    f"no tool is named {pattern!r}, so the rule never matches{hint}",
+                    "policy",
+                    "rules",
+                    i,
+                    "tool",
+                )
+            )
     return problems
 
 

@@ -10,7 +10,14 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from jinja2 import BaseLoader, Environment, StrictUndefined, TemplateError, TemplateNotFound
+from jinja2 import (
+    BaseLoader,
+    Environment,
+    StrictUndefined,
+    TemplateError,
+    TemplateNotFound,
+    UndefinedError,
+)
 from jinja2.sandbox import SandboxedEnvironment
 
 from agentci.errors import InvalidInput
@@ -131,6 +138,10 @@ def template_error(template: str, values: Mapping[str, Any]) -> str | None:
 
     try:
         text = _ENV.from_string(template).render(**values)
+    except UndefinedError as err:
+        from agentci.recipe.near_misses import undefined_hint
+
+        return str(err) + undefined_hint(template, values, _ENV)
     except TemplateError as err:
         return str(err)
     except Exception as err:  # noqa: BLE001 - the template's own runtime error, not agentci's

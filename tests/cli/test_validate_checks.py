@@ -102,3 +102,44 @@ def test_help_says_what_is_checked():
     assert "the way `agentci run` does before its first model call" in text
     assert "scripted:/replay: files exist and parse" in text
     assert "Every error is listed as FILE:LINE: KEY: MESSAGE" in text
+
+
+def test_a_rule_for_a_tool_that_does_not_exist_is_an_error_with_a_did_you_mean(tmp_path: Path):
+    recipe, done = _validate(
+        tmp_path,
+        "version: 1\nname: r\nmodel: {name: gemini-2.5-flash}\nprompt: p\npolicy:\n  rules:\n"
+        "    - {tool: run_shell_comand, command: pytest, decision: allow}\n"
+        "    - {tool: [read_file, 'write_*', nope], decision: deny}\n"
+        "    - {tool: '*', path: 'docs/**', decision: allow}\n",
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[:-1] == [
+        f"agentci: {recipe}:7: policy.rules.0.tool: no tool is named 'run_shell_comand', so the "
+        "rule never matches (did you mean 'run_shell_command'?)",
+        f"agentci: {recipe}:8: policy.rules.1.tool: no tool is named 'nope', so the rule never "
+        "matches",
+    ]
+
+
+def test_a_near_miss_model_name_is_an_error_with_the_name_meant(tmp_path: Path):
+    recipe, done = _validate(
+        tmp_path,
+        "version: 1\nname: m\nmodel: {name: gemini-2.5-flsh, fallback: [gemini-2.5-pro-preview]}\n"
+        "prompt: p\ntasks:\n  - {name: a, prompt: q, model: {name: gemini-3.5-pro}}\n",
+    )
+    assert done.stderr.splitlines()[:-1] == [
+        f"agentci: {recipe}:3: model.name: unknown model 'gemini-2.5-flsh' (did you mean "
+        "'gemini-2.5-flash'?)",
+    ]  # a newer version or a variant of a known model is no typo
+
+
+def test_an_undefined_template_variable_names_the_parameter_meant(tmp_path: Path):
+    recipe, done = _validate(
+        tmp_path,
+        "version: 1\nname: t\nmodel: {name: gemini-2.5-flash}\n"
+        "parameters:\n  target: {default: src}\nprompt: 'fix {{ traget }}'\n",
+    )
+    assert done.stderr.splitlines()[0] == (
+        f"agentci: {recipe}:6: prompt: template error: 'traget' is undefined (did you mean "
+        "'target'?)"
+    )
