@@ -1,36 +1,45 @@
 """report.html: one self-contained page to look at a run (docs/outputs.md).
 
-The page holds the run's outcome, and per task: a chart of tokens and cost per turn, the verify
-runs and what they changed test by test (fixed, still failing, regressed …), the guards, the
-timeline of the events (turns, tool calls with the policy's decisions, retries, compression,
-loop warnings …), the diff and the model's final message. It loads nothing: inline CSS, an
-inline SVG chart, no script, and a Content-Security-Policy that forbids every fetch.
+The page reads in the order a reviewer asks: what happened — the outcome with the numbers that
+matter (turns, tool calls and how many the policy denied, tokens, the cost, marked simulated
+for a scripted or replayed model), a line with each verify run, the tests it fixed or broke and
+the guards, then the model's final message (rendered markdown, :mod:`.report_markdown`) beside
+the diff; then the details: the verify table (an attempt a guard used up has its row,
+:mod:`.report_verify`), the guards, a chart of tokens and cost per turn, and the timeline of the
+events folded by turn (a ``<details>`` per turn, whose line names its tool calls, denials and
+what went wrong). It loads nothing: inline CSS, an inline SVG chart, no script, and a
+Content-Security-Policy that forbids every fetch.
 
 Everything in it is untrusted (the model's words, tool output, the repository's files), so the
 template is rendered with autoescaping on. Its sources are redacted (events.jsonl as written,
-the writer's redacted report; the diff's shown lines here) and the writer redacts the final
-page once more. Escaping could hide a secret from that last pass only when the secret holds a
-character escaping changes (``&<>"'``): then every value is also redacted before it is escaped
-(jinja2's ``finalize``) — a pass that is skipped otherwise, as it doubles the writer's time. The work is
-bounded for huge runs: the event log is read up to :data:`MAX_LOG_BYTES`, the timeline keeps at
-most ``timeline.MAX_ITEMS`` items and the diff at most :data:`MAX_DIFF_LINES` lines, each cut
-saying so.
+the writer's redacted report; the diff's shown lines and the final message here) and the writer
+redacts the final page once more. Escaping could hide a secret from that last pass only when the
+secret holds a character escaping changes (``&<>"'``): then every value is also redacted before
+it is escaped (jinja2's ``finalize``) — a pass that is skipped otherwise, as it doubles the
+writer's time. The work is bounded for huge runs: the event log is read up to
+:data:`MAX_LOG_BYTES`, the timeline keeps at most ``timeline.MAX_ITEMS`` items, the diff at most
+:data:`MAX_DIFF_LINES` lines and the message :data:`MAX_MESSAGE` characters, each cut saying so.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup
+
 from agentci.events import types as ev
 from agentci.events.read import AnyEvent, EventLog, read_events
 from agentci.outputs.chart import Chart, build_chart
 from agentci.outputs.redact import Redactor
 from agentci.outputs.report import RunReport, TaskReport
+from agentci.outputs.report_markdown import markdown_html
+from agentci.outputs.report_verify import VerifyRow, verify_rows
 from agentci.outputs.result import changed_files, run_usage
 from agentci.outputs.timeline import Timeline, build_timeline, cut, turn_usage
 
@@ -38,6 +47,7 @@ MAX_LOG_BYTES = 32 * 1024 * 1024
 MAX_DIFF_LINES = 3000
 MAX_DIFF_LINE = 500
 MAX_FILES = 200
+MAX_MESSAGE = 20_000  # characters of the final message shown (result.json has it whole)
 
 _TEST_GROUPS = (
     ("fixed", "Fixed", "ok"),
@@ -66,6 +76,17 @@ class TaskView:
     guards: list[dict[str, Any]]
     diff: DiffView | None
     files: list[str]
+    verify: list[VerifyRow]
+    message: Markup | None  # the final message, rendered
+    output: str | None  # the structured answer, as JSON
+    denied: int  # tool calls the policy denied
+    simulated: bool  # a scripted or replayed model: its cost was billed to nobody
+
+
+def simulated_model(model: str) -> bool:
+    """Whether ``model`` is a scripted or replayed one, whose cost (when the recipe gives a
+    price) is what the recorded usage would have cost live: simulated, billed to nobody."""
+    return model.startswith(("replay:", "scripted:"))
 
 
 def _status(value: object) -> str:
@@ -130,6 +151,8 @@ def _task_view(
 ) -> TaskView:
     status = _status(task.status)
     guards = task.extra.get("guards") if isinstance(task.extra, dict) else None
+    models = [task.model] + [e.model for e in events if isinstance(e, ev.TaskStarted)]
+    summary = task.summary.strip()
     return TaskView(
         report=task,
         status=status,
@@ -140,6 +163,11 @@ def _task_view(
         guards=[g for g in guards or [] if isinstance(g, dict)],
         diff=diff_view(patch, redactor.redact) if patch is not None else None,
         files=sorted(task.changed_files),
+        verify=verify_rows(task, events),
+        message=markdown_html(redactor.redact(cut(summary, MAX_MESSAGE))) if summary else None,
+        output=None if task.output is None else cut(json.dumps(task.output, indent=1)),
+        denied=sum(isinstance(e, ev.ToolCallDecision) and e.decision == "deny" for e in events),
+        simulated=any(simulated_model(m) for m in models if m),
     )
 
 
@@ -152,7 +180,9 @@ _VALUE_REDACT: ContextVar[Callable[[str], str] | None] = ContextVar("value_redac
 def _finalize(value: Any) -> Any:
     """jinja2's ``finalize``: each printed value, redacted before it is escaped when needed."""
     redact = _VALUE_REDACT.get()
-    return redact(value) if redact is not None and isinstance(value, str) else value
+    if redact is None or not isinstance(value, str) or isinstance(value, Markup):
+        return value  # Markup: built from redacted text (the final message)
+    return redact(value)
 
 
 @functools.lru_cache(maxsize=1)
@@ -211,6 +241,10 @@ def render_report_html(
             files=files[:MAX_FILES],
             more_files=max(len(files) - MAX_FILES, 0),
             tasks=tasks,
+            turns=sum(t.report.turns for t in tasks),
+            tool_calls=sum(t.report.tool_calls for t in tasks),
+            denied=sum(t.denied for t in tasks),
+            simulated=any(t.simulated for t in tasks),
             run_timeline=build_timeline(run_items) if run_items else None,
             version=version,
             log=log,

@@ -60,6 +60,24 @@ class Turn:
     tokens: int = 0
     cost: float | None = None
 
+    @property
+    def tone(self) -> str:
+        """The worst tone of its items (``bad`` before ``warn``), for the folded turn's edge."""
+        tones = {item.tone for item in self.items}
+        return next((t for t in ("bad", "warn") if t in tones), "")
+
+    def digest(self) -> list[tuple[str, str]]:
+        """What the folded turn shows on its line: ``(text, tone)`` per tool call (its name,
+        ``denied`` when the policy refused it), per verify run, and per item that went wrong."""
+        shown: list[tuple[str, str]] = []
+        for item in self.items:
+            if item.kind == "tool":
+                denied = "denied" in item.tags
+                shown.append((f"{item.title} denied" if denied else item.title, item.tone))
+            elif item.kind in ("verify", "task") or item.tone in ("bad", "warn"):
+                shown.append((cut(item.title.split(" · ")[0], 60), item.tone))
+        return shown
+
 
 @dataclass
 class Timeline:

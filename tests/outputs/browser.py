@@ -3,8 +3,9 @@
 Chromium is driven over its DevTools protocol on a pipe (``--remote-debugging-pipe``: the
 browser reads commands on fd 3 and writes answers on fd 4, NUL-separated JSON), so no port is
 opened and nothing but the browser itself is needed. :func:`render` returns the page's
-``document.body.innerText`` (text hidden by CSS or a closed ``<details>`` is not in it) and a
-PNG screenshot.
+``document.body.innerText`` (text hidden by CSS or a closed ``<details>`` is not in it), a
+PNG screenshot of the window, and what a ``probe`` expression returned (a JSON string, parsed:
+e.g. where elements are; DevTools evaluates it, the page's own policy forbids scripts).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ def find_browser() -> str | None:
 class Rendered:
     text: str  # what is visible
     png: bytes  # the screenshot
+    probed: Any = None  # the probe's answer
 
 
 class _Pipe:
@@ -71,8 +73,11 @@ class _Pipe:
                 return
 
 
-def render(browser: str, page: Path, profile: Path, *, width: int = 1200) -> Rendered:
-    """Load ``page`` (a file) in headless ``browser``; its visible text and a screenshot."""
+def render(
+    browser: str, page: Path, profile: Path, *, width: int = 1200, probe: str = ""
+) -> Rendered:
+    """Load ``page`` (a file) in headless ``browser`` in a window ``width`` × 900 px; its
+    visible text, a screenshot and the answer of ``probe`` (JavaScript giving a JSON string)."""
     commands_read, commands_write = os.pipe()
     answers_read, answers_write = os.pipe()
 
@@ -107,10 +112,19 @@ def render(browser: str, page: Path, profile: Path, *, width: int = 1200) -> Ren
             {"expression": "document.body.innerText", "returnByValue": True},
             session=session,
         )["result"]["value"]
+        probed = None
+        if probe:
+            probed = json.loads(
+                pipe.call(
+                    "Runtime.evaluate",
+                    {"expression": probe, "returnByValue": True},
+                    session=session,
+                )["result"]["value"]
+            )
         shot = pipe.call("Page.captureScreenshot", {"format": "png"}, session=session)
         pipe.call("Browser.close")
         proc.wait(timeout=30)
-        return Rendered(text=text, png=base64.b64decode(shot["data"]))
+        return Rendered(text=text, png=base64.b64decode(shot["data"]), probed=probed)
     finally:
         if proc.poll() is None:
             proc.kill()
