@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from attack_case import make_attack, shell, tool
 from tool_harness import Harness
 
 from agentci.testing.repo import git
@@ -177,6 +178,17 @@ def test_a_nested_repository_made_before_the_agent_is_still_refused(
     assert not marker.exists()
 
 
+def test_a_repository_config_that_includes_a_workspace_file(
+    agent: Harness, ws: Path, marker: Path
+) -> None:
+    with (ws / ".git" / "config").open("a") as config:  # a team's shared settings, in the repo
+        config.write("[include]\n\tpath = ../team.gitconfig\n")
+    plant(agent, {"team.gitconfig": f'[core]\n\tfsmonitor = "touch {marker}; echo"\n'})
+    res = agent.sh("git status")
+    assert res.error and "includes team.gitconfig, a file the agent can write" in res.error
+    assert not marker.exists()
+
+
 def test_read_only_git_in_the_workspace_is_pinned_to_its_repository(
     agent: Harness, ws: Path
 ) -> None:
@@ -198,3 +210,25 @@ def test_read_only_git_in_a_subfolder_still_works(agent: Harness) -> None:
     assert res.error is None and "initial" in res.output
     res = agent.sh("git -C src log --oneline -1")
     assert res.error is None and "initial" in res.output
+
+
+def test_the_four_write_calls_and_git_status_with_all_defaults(tmp_path: Path) -> None:
+    """The issue's reproduction, end to end: ``agentci run`` with every default (auto_edit,
+    ``sandbox: auto``). Inside the sandbox the planted config would run the agent's command
+    (auto_edit turned into yolo); the marker it tries is in the workspace, which is writable
+    there."""
+    viewer = "[core]\n\tbare = true\n[help]\n\tformat = man\n[man]\n\tviewer = evil\n"
+    viewer += '[man "evil"]\n\tcmd = touch ../pwned;\n'
+    script = [
+        *(tool("write_file", file_path=p, content=c) for p, c in bare(viewer).items()),
+        shell("cd x && git status"),
+        shell("cd x && git log --help"),
+        tool("run_shell_command", command="git log --help", dir_path="x"),
+        {"text": "done"},
+    ]
+    case = make_attack(tmp_path, script)
+    run = case.run()
+    decisions = [e.rule for e in run.events if e.type == "tool_call_decision"]
+    assert decisions[-3:] == ["read_only_git"] * 3, run.stderr[-2000:]
+    assert not (case.repo / "pwned").exists()
+    assert case.leaked(run) == []

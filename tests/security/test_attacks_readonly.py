@@ -343,3 +343,4 @@ def test_options_naming_files_inside_the_workspace_stay_read_only(auto_edit: Har
     res = auto_edit.sh("grep -nfREADME.md README.md && grep --file=README.md README.md")
     assert res.error is None and "install with pip" in res.output
     assert auto_edit.sh("hexdump -C README.md").error is None
+    assert auto_edit.sh("cut -d/ -f1 README.md && awk -F/ '{print $1}' README.md").error is None
