@@ -1,4 +1,4 @@
-"""The one door between the host and the workspace (DESIGN.md §11.1).
+"""The one door between the host and the workspace: what the host may do with workspace files.
 
 After the first model call every byte of the workspace is attacker data to the host side, and
 so is a committed file of a pull request. Every host-side read or write of a workspace path goes
