@@ -30,7 +30,7 @@ class VerifyRow:
 
     label: str  # baseline · attempt 2 · attempt 2, rerun 1
     result: str  # passed · failed · not run
-    tone: str  # ok · bad · warn
+    tone: str  # ok · bad · warn · "" (a failing baseline: what the task starts from)
     exit_code: str
     tests: str  # "3 total, 1 passed, 2 failed"
     command: str
@@ -90,7 +90,11 @@ def verify_rows(task: TaskReport, events: Iterable[AnyEvent]) -> list[VerifyRow]
             VerifyRow(
                 label=label,
                 result="passed" if v.passed else "failed",
-                tone="ok" if v.passed else "bad",
+                tone="ok"
+                if v.passed
+                else ""
+                if v.phase == "baseline"
+                else "bad",  # the task's start
                 exit_code="—" if v.exit_code is None else str(v.exit_code),
                 tests=_tests(v.counts),
                 command=v.command,

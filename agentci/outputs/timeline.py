@@ -100,8 +100,11 @@ def _verify(e: ev.VerifyResult) -> Item:
     counts = ", ".join(f"{v} {k}" for k, v in e.counts.items() if v)
     code = "no exit code" if e.exit_code is None else f"exit {e.exit_code}"
     title = f"verify ({label}) {'passed' if e.passed else 'failed'} · {code}"
+    tone = (
+        "ok" if e.passed else "" if e.phase == "baseline" else "bad"
+    )  # a failing baseline: the task
     return Item(
-        "verify", title + (f" · {counts}" if counts else ""), tone="ok" if e.passed else "bad",
+        "verify", title + (f" · {counts}" if counts else ""), tone=tone,
         text=cut(e.command, 500), detail=cut(e.output_tail),
     )  # fmt: skip
 
