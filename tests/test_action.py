@@ -191,18 +191,19 @@ def test_a_successful_run_sets_every_output_and_exits_0(success):
         "patch": ".agentci/out/patch.diff",
         "result": ".agentci/out/result.json",
         "junit": ".agentci/out/junit.xml",
-        "summary": ".agentci/out/summary.md",
+        "summary-file": ".agentci/out/summary.md",
         "has-changes": "true",
         "changed-files": "calc.py",
         "sandboxed": "true",
         "sandbox-fix": "",  # this machine's bubblewrap works as it is
+        "summary": (job.workspace / ".agentci/out/summary.md").read_text().rstrip("\n"),
         "sarif": ".agentci/out/sarif.json",  # the baseline's failing test had a place
         "branch": "",
         "pr-url": "",
         "comment-url": "",
         "output": "",
     }
-    for name in ("patch", "result", "junit", "summary"):
+    for name in ("patch", "result", "junit", "summary-file"):
         assert (job.workspace / run.outputs[name]).is_file()
     assert "a + b" in (job.workspace / run.outputs["patch"]).read_text()
 

@@ -126,7 +126,7 @@ def collect(workspace: Path, out: str, code: str) -> RunOutputs:
                 ("patch", "patch.diff"),
                 ("result", "result.json"),
                 ("junit", "junit.xml"),
-                ("summary", "summary.md"),
+                ("summary-file", "summary.md"),
             ]
         },  # fmt: skip
     )
@@ -149,6 +149,7 @@ def github_output(run: RunOutputs) -> str:
     sarif = str(Path(run.paths["patch"]).with_name("sarif.json")) if run.sarif else ""
     lines.append(f"sarif={sarif}\n")
     lines.append(block("output", run.output))
+    lines.append(block("summary", run.summary.rstrip("\n")))
     return "".join(lines)
 
 
