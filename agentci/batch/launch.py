@@ -68,7 +68,7 @@ def _launch(opts: BatchOptions) -> int:
         tasks = load_tasks(opts.recipes, opts.params, opts.budget_overrides)
         if opts.shard is not None:
             tasks = select_shard(tasks, opts.shard)
-        out_dir = prepare_out_dir(opts.out_dir or _default_out(opts.recipes))
+        out_dir = prepare_out_dir(opts.out_dir or _default_out(opts.recipes), reserve=True)
     except (InvalidInput, OSError) as err:
         for line in redactor.redact(str(err)).splitlines() or [""]:
             tell(f"agentci: error: {line}")

@@ -41,6 +41,7 @@ from agentci.loop.runner import Runner, finish_run, new_run_id
 from agentci.loop.task import RunSettings
 from agentci.loop.totals import RunTotals
 from agentci.outcome import Status, exit_code_for
+from agentci.outputs.outdir import release_reserve
 from agentci.outputs.redact import Redactor
 from agentci.outputs.report import RunReport, TaskReport
 from agentci.recipe.schema import Recipe
@@ -135,6 +136,7 @@ class BatchRunner:
         slots = asyncio.Semaphore(self.jobs)
         outputs = await asyncio.gather(*(self._one(t, slots) for t in self.tasks))
         done = [o for o in outputs if o is not None]
+        release_reserve(self.out_dir)  # the space kept for the merged files
         result = write_merged(self.out_dir, done, self.not_run)
         self.committed = True
         return result
@@ -146,7 +148,7 @@ class BatchRunner:
                 return None
             from agentci.outputs.outdir import prepare_out_dir
 
-            out = prepare_out_dir(self.out_dir / task.folder)
+            out = prepare_out_dir(self.out_dir / task.folder, reserve=True)
             sinks: list[Sink] = [JsonlSink(out / "events.jsonl", redact=self.redactor.redact_obj),
                                  self.board.sink(task.key)]  # fmt: skip
             if self.board.mode == "github":

@@ -8,6 +8,7 @@ whole output is saved first, redacted, and the note names the file the model can
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import weakref
@@ -142,10 +143,15 @@ class SavedOutputs:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         try:
             fd = os.open(name, flags, 0o644, dir_fd=self._dir())
+        except OSError:
+            return None  # a full disk must not fail the tool call: the model sees less
+        try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
         except OSError:
-            return None  # a full disk must not fail the tool call: the model sees less
+            with contextlib.suppress(OSError):  # no half-written file takes the disk's last space
+                os.unlink(name, dir_fd=self._dir())
+            return None
         self.names.append(name)
         return SAVED_PREFIX + name
 

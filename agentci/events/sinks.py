@@ -5,8 +5,9 @@ the same object to each sink. A console that cannot be written (a closed pipe su
 ``agentci run --format jsonl | head -1``, a closed stdout or stderr) never changes the outcome:
 that sink is dropped with one note (an ``error`` event, kind ``console_unavailable``) and the
 run goes on; only the JSONL log (``essential``) is an output whose failure counts: when it
-cannot be written (a full disk) it is closed to further lines and :class:`LogUnwritable` stops
-the run, which ends ``internal_error`` with the outputs that still fit.
+cannot be written (a full disk), the space the output folder kept is freed for the run's last
+events and :class:`LogUnwritable` stops the run, which ends ``internal_error`` with its outputs;
+without such space the log is closed to further lines and the outputs that still fit are written.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ class Emitter:
         self.sinks = sinks
         self.seq = 0
         self.last: Event | None = None
+        self.log_lost = False  # events.jsonl failed once (a full disk): the run stops
 
     def emit(self, event: Event, *, task: str = "") -> Event:
         """Stamp ``event`` (a copy) and write it to every sink; returns the stamped event."""
@@ -84,10 +86,12 @@ class Emitter:
                 if not getattr(sink, "essential", False):
                     failed.append((sink, err))
                     continue
+                lost_log = err
+                if _write_after_release(sink, stamped):
+                    continue  # the space kept for the end of the run: the run stops still
                 self.sinks.remove(sink)  # a full disk: the log keeps its whole lines, no more
                 with contextlib.suppress(OSError):
                     sink.close()
-                lost_log = err
             except Exception as err:  # noqa: BLE001 - a console must not end the run
                 if getattr(sink, "essential", False):
                     raise
@@ -95,7 +99,8 @@ class Emitter:
         self.last = stamped
         for sink, error in failed:
             self._drop(sink, error, last=isinstance(event, RunFinished))
-        if lost_log is not None:
+        if lost_log is not None and not self.log_lost:
+            self.log_lost = True  # told once: the run is stopping already after that
             reason = f"events.jsonl could not be written ({lost_log.strerror or lost_log})"
             tell(f"agentci: {reason}; the run stops, the outputs that fit are written")
             if not isinstance(event, RunFinished):  # the run's end is decided already
@@ -126,6 +131,19 @@ class Emitter:
                 if getattr(sink, "essential", False):
                     raise
                 _silence(getattr(sink, "stream", None))
+
+
+def _write_after_release(sink: Sink, event: Event) -> bool:
+    """Free the output folder's reserved space (once) and write ``event`` again; True when it
+    is written (the log then takes the run's last events, the run stops as on a full disk)."""
+    release = getattr(sink, "release_reserve", None)
+    if release is None or not release():
+        return False
+    try:
+        sink.write(event)
+    except OSError:
+        return False
+    return True
 
 
 def write_whole_line(fd: int, data: bytes) -> None:
@@ -163,6 +181,12 @@ class JsonlSink:
         data = self._redact(event.model_dump(mode="json"))
         line = json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
         write_whole_line(self._fd, line.encode("utf-8"))
+
+    def release_reserve(self) -> bool:
+        """Free the space set aside in the log's folder (agentci.outputs.outdir)."""
+        from agentci.outputs.outdir import release_reserve
+
+        return release_reserve(self.path.parent)
 
     def close(self) -> None:
         if self._fd >= 0:

@@ -120,7 +120,7 @@ def _launch(opts: LaunchOptions) -> int:
 
             limit_to_files(plans, opts.only_paths)
         # last: a refused run leaves the old outputs alone
-        out_dir = prepare_out_dir(opts.out_dir or Path(recipe.outputs.dir))
+        out_dir = prepare_out_dir(opts.out_dir or Path(recipe.outputs.dir), reserve=True)
     except (InvalidInput, OSError) as err:  # OSError: an unreadable recipe, an unusable out dir
         out_dir = opts.out_dir or _outputs_dir(opts.recipe)
         return invalid_input_exit(opts, out_dir, str(err), Redactor.from_environ())

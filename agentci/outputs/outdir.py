@@ -11,6 +11,9 @@ deleted when it carries it too): a folder of the user's that happens to hold a `
 a ``tasks/`` folder is refused (``invalid_input``), never touched. So is a git repository, the
 home folder, or the current directory (or one of its parents).
 
+A run's folder also holds ``.agentci-reserve`` while the run lasts: space set aside so that a
+disk filled during the run still takes the final outputs (:func:`reserve_space`).
+
 The folder also gets a ``.gitignore`` holding ``*`` (as pytest does for its cache), so outputs
 inside a checkout never show up as untracked files.
 
@@ -35,6 +38,8 @@ from agentci.errors import InvalidInput
 from agentci.outputs.atomic import is_temp_file
 
 MARKER = ".agentci-out"
+RESERVE = ".agentci-reserve"
+RESERVE_BYTES = 256 * 1024  # at most; a quarter of the free space on a small disk
 _GITIGNORE = "# written by agentci: its outputs are never part of a commit\n*\n"
 _held: dict[str, int] = {}  # lock file → open descriptor (held until the process exits)
 
@@ -80,11 +85,15 @@ def lock_workspace(path: Path) -> None:
     _lock("workspace", Path(path).resolve(), "wait for it to finish, or use isolation: copy")
 
 
-def prepare_out_dir(path: Path) -> Path:
-    """Make ``path`` an empty output folder (see the module docstring); return it resolved."""
+def prepare_out_dir(path: Path, *, reserve: bool = False) -> Path:
+    """Make ``path`` an empty output folder (see the module docstring); return it resolved.
+    ``reserve``: keep space for the final outputs (:func:`reserve_space`)."""
     path = Path(path).absolute()
     try:
-        return _prepare(path)
+        done = _prepare(path)
+        if reserve:
+            reserve_space(done)
+        return done
     except InvalidInput:
         raise
     except OSError as err:
@@ -126,6 +135,7 @@ def _prepare(path: Path) -> Path:
             shutil.rmtree(prev)
         path.rename(prev)
         _remove_temp_files(prev)
+        release_reserve(prev)  # a killed run's
     path.mkdir(parents=True, exist_ok=True)
     (path / MARKER).write_text("agentci output folder; moved to .prev by the next run\n")
     (path / ".gitignore").write_text(_GITIGNORE)
@@ -133,3 +143,36 @@ def _prepare(path: Path) -> Path:
 
     prune_leftovers()
     return path.resolve()
+
+
+def reserve_space(out_dir: Path) -> None:
+    """Set disk space aside for the final outputs: a preallocated :data:`RESERVE` file of
+    :data:`RESERVE_BYTES` (at most a quarter of the free space). When the disk fills up during
+    the run, :func:`release_reserve` gives that space back for the last events, result.json,
+    junit.xml and summary.md. Nothing is reserved when the disk cannot hold it."""
+    path = Path(out_dir) / RESERVE
+    try:
+        stats = os.statvfs(out_dir)
+        size = min(RESERVE_BYTES, stats.f_bavail * stats.f_frsize // 4)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return
+    try:
+        try:
+            os.posix_fallocate(fd, 0, size)
+        except OSError:
+            os.write(fd, b"\0" * size)  # a file system without fallocate
+    except OSError:
+        with contextlib.suppress(OSError):
+            path.unlink()
+    finally:
+        os.close(fd)
+
+
+def release_reserve(out_dir: Path) -> bool:
+    """Free the space :func:`reserve_space` set aside; True when there was some."""
+    try:
+        (Path(out_dir) / RESERVE).unlink()
+    except OSError:
+        return False
+    return True

@@ -34,6 +34,7 @@ from pathlib import Path
 from agentci.events.types import VerifyResult
 from agentci.outputs.atomic import write_text_atomic
 from agentci.outputs.junit import render_junit
+from agentci.outputs.outdir import release_reserve
 from agentci.outputs.redact import Redactor
 from agentci.outputs.report import RunReport, TaskReport
 from agentci.outputs.result import dumps, result_dict, run_output
@@ -157,6 +158,7 @@ def write_outputs(
     the patch files as they are; ``step_summary=False`` does not append to ``$GITHUB_STEP_SUMMARY`` (a rewrite)."""
     out_dir = Path(out_dir)
     failed: list[str | None] = []
+    release_reserve(out_dir)  # the space kept for these files
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         safe_run = redact_report(run, redactor)

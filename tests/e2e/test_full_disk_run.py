@@ -39,3 +39,65 @@ def test_a_full_output_disk_ends_internal_error_with_the_outputs_that_fit(tmp_pa
     assert "events.jsonl could not be written" in result["reason"]
     assert "internal_error" in summary
     assert "internal_error" in junit
+
+
+MB_OUTPUT = "python3 -c \"print('y' * 1_100_000)\""
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("mount"), reason="mounts a tmpfs")
+def test_a_saved_tool_output_that_fills_the_disk_still_leaves_the_final_outputs(tmp_path: Path):
+    """A 1 MB tool output saved in a 1 MB output folder: no partial file is left, and the
+    result.json, junit.xml and summary.md still fit (space is kept for them)."""
+    script = [shell_call(MB_OUTPUT), shell_call(MB_OUTPUT), {"text": "done"}]
+    case = make_case(tmp_path, script, {"policy": {"mode": "yolo"}, "allow_no_changes": True})
+    case.out.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(case.out)], check=True)
+    try:
+        run = case.run()
+        saved = sorted(p.name for p in (case.out / "tool-outputs").glob("*"))
+        result = json.loads((case.out / "result.json").read_text())
+        summary = (case.out / "summary.md").read_text()
+        junit = (case.out / "junit.xml").read_text()
+        events = [json.loads(line) for line in (case.out / "events.jsonl").read_text().splitlines()]
+    finally:
+        subprocess.run(["umount", str(case.out)], check=True)
+    assert "Traceback" not in run.stderr
+    assert saved == []  # the output that did not fit is not left half written
+    assert (result["status"], result["exit_code"]) == (
+        events[-1]["status"],
+        events[-1]["exit_code"],
+    )
+    assert run.code == result["exit_code"]
+    assert result["status"] in summary and result["status"] in junit
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("mount"), reason="mounts a tmpfs")
+def test_a_disk_filled_to_the_last_byte_still_takes_the_final_outputs(tmp_path: Path):
+    """A command fills the output disk completely: the run stops internal_error (70), and the
+    space agentci kept at the start takes the last events, result.json, junit.xml, summary.md."""
+    case = make_case(tmp_path, [], {"policy": {"mode": "yolo"}, "allow_no_changes": True})
+    fill = f"dd if=/dev/zero of={case.out}/filler bs=4k 2>/dev/null; echo filled"
+    (tmp_path / "script.yaml").write_text(
+        json.dumps([shell_call(fill), shell_call("echo more"), {"text": "done"}])
+    )
+    case.out.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(case.out)], check=True)
+    try:
+        run = case.run()
+        result = json.loads((case.out / "result.json").read_text())
+        summary = (case.out / "summary.md").read_text()
+        junit = (case.out / "junit.xml").read_text()
+        lines = (case.out / "events.jsonl").read_text().splitlines()
+    finally:
+        subprocess.run(["umount", str(case.out)], check=True)
+    assert run.code == 70, run.stderr[-2000:]
+    assert "Traceback" not in run.stderr
+    assert (result["status"], result["exit_code"]) == ("internal_error", 70)
+    assert "events.jsonl could not be written (No space left on device)" in result["reason"]
+    last = json.loads(lines[-1])
+    assert (last["type"], last["status"], last["exit_code"]) == (
+        "run_finished",
+        "internal_error",
+        70,
+    )
+    assert "internal_error" in summary and "internal_error" in junit
