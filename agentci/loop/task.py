@@ -309,12 +309,17 @@ class TaskRun:
             recipe.policy, workspace=workspace, recipe_path=self.settings.recipe_path
         )
         policy.protected.reals.extend(hooks.scripts)  # hook scripts: as protected as the recipe
-        sandbox, warning = self._sandbox(workspace, policy, recipe.policy.network)
+        sandbox, warning = self._sandbox(
+            workspace, policy, recipe.policy.network, recipe.policy.host_sockets
+        )
         self._no_sandbox(policy, warning)
         verify_box = None
         if sandbox is not None and plan.verify is not None:
-            net = plan.verify.network
-            verify_box = sandbox.but(network=recipe.policy.network if net is None else net)
+            net, sockets = plan.verify.network, plan.verify.host_sockets
+            verify_box = sandbox.but(
+                network=recipe.policy.network if net is None else net,
+                host_sockets=recipe.policy.host_sockets if sockets is None else sockets,
+            )
         self.check = ChangeCheck(
             plan, workspace=workspace, env=env, emit=self.emit, sandbox=verify_box,
             no_progress=recipe.loop_detection.no_progress,
@@ -441,7 +446,7 @@ class TaskRun:
                 self.emit(ev.Error(kind="secrets_without_sandbox", message=note))
 
     def _sandbox(
-        self, workspace: Path, policy: PolicyEngine, network: bool
+        self, workspace: Path, policy: PolicyEngine, network: bool, host_sockets: bool
     ) -> tuple[Sandbox | None, str | None]:
         """A sandbox for this task; its placeholders are removed when the task ends."""
         from agentci.policy.sandbox import make_sandbox
@@ -450,6 +455,7 @@ class TaskRun:
             self.settings.recipe.sandbox,
             workspace=workspace,
             network=network,
+            host_sockets=host_sockets,
             readonly=policy.sandbox_readonly(),
             protect_workflows=not policy.workflows_allowed("run_shell_command"),
         )
@@ -463,7 +469,7 @@ class TaskRun:
         The first task's setup runs on the host (the checkout as the job made it); a later
         task's runs in the sandbox when the earlier agent's work is there (``isolation:
         none``; ``copy`` and ``worktree`` start again from the untouched original), with
-        ``setup.network``.
+        ``setup.network`` and ``setup.host_sockets`` (both off unless set).
         """
         from agentci.policy.rules import PolicyEngine
         from agentci.tools.process import run_process
@@ -478,7 +484,7 @@ class TaskRun:
                 recipe_path=self.settings.recipe_path,
             )
             policy.protected.reals.extend(hook_scripts)
-            sandbox, _ = self._sandbox(workspace, policy, config.network)
+            sandbox, _ = self._sandbox(workspace, policy, config.network, config.host_sockets)
         for command in config.commands:
             result = await run_process(
                 command,

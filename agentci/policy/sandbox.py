@@ -13,9 +13,11 @@ and the agent's own ``git``. Inside:
   that ``PATH``/``VIRTUAL_ENV`` name: :mod:`agentci.policy.private_tmp`), ``/proc`` in a new PID namespace (agentci's environment and processes are
   not visible), a user namespace where the kernel allows one, and **no capabilities**
   (``--cap-drop ALL``: even as root, nothing can be unmounted or remounted writable);
-* without network (``--unshare-net``) unless asked for; then host Unix sockets are hidden too:
-  ``/run`` (``/var/run``) becomes an empty tmpfs and every other socket the host has bound
-  (``/proc/net/unix``) outside the workspace is covered with ``/dev/null``;
+* without network (``--unshare-net``: loopback only) unless ``network`` asks for it;
+* without host Unix sockets unless ``host_sockets`` asks for them: a seccomp filter
+  (:mod:`agentci.policy.socket_filter`) refuses to make the sockets that could connect to
+  one, wherever it lies and whatever it is called — a second switch, independent of the
+  network;
 * the repository's config files, when they hold credentials (``actions/checkout``'s
   ``extraheader``), covered with sanitised copies (:mod:`agentci.policy.gitconfig`);
 * a new session (no terminal injection) and ``--die-with-parent``: nothing outlives agentci.
@@ -29,7 +31,7 @@ import functools
 import os
 import shutil
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,12 +39,11 @@ from agentci.errors import InvalidInput
 from agentci.policy.gitconfig import sanitised_copies
 from agentci.policy.paths import is_below
 from agentci.policy.private_tmp import tool_dirs_under_tmp
+from agentci.policy.socket_filter import filter_fd, socket_filter_problem
 
 #: Protected folders mounted read-only, created as empty placeholders when absent.
 PROTECTED_DIRS: tuple[str, ...] = (".git", ".agentci")
 WORKFLOWS_DIR = ".github/workflows"
-#: Folders of the host hidden (an empty tmpfs) when the network is off: Unix sockets live there.
-SOCKET_DIRS: tuple[str, ...] = ("/run", "/var/run", "/var/lib/docker", "/var/snap")
 
 
 @dataclass(frozen=True)
@@ -51,27 +52,52 @@ class Sandbox:
 
     workspace: Path
     network: bool = False
+    host_sockets: bool = False
     readonly: tuple[Path, ...] = field(default_factory=tuple)
     writable: tuple[Path, ...] = field(default_factory=tuple)  # outside the workspace
     bwrap: str = "bwrap"
     placeholders: tuple[Path, ...] = field(default_factory=tuple)  # made by agentci
     overlays: tuple[tuple[Path, Path], ...] = field(default_factory=tuple)  # (copy, original)
     tmp_tools: tuple[Path, ...] = field(default_factory=tuple)  # kept from the host's /tmp
+    binds: tuple[tuple[Path, Path], ...] = field(default_factory=tuple)  # (private, target)
 
-    def but(self, *, network: bool | None = None, writable: Sequence[Path] = ()) -> Sandbox:
-        """The same sandbox with another network setting and/or more writable folders."""
+    def but(
+        self,
+        *,
+        network: bool | None = None,
+        host_sockets: bool | None = None,
+        writable: Sequence[Path] = (),
+        binds: Sequence[tuple[Path, Path]] = (),
+    ) -> Sandbox:
+        """The same sandbox with other switches, more writable folders and/or more
+        ``(source, target)`` writable binds (mounted last, over everything else)."""
         return dataclasses.replace(
             self,
             network=self.network if network is None else network,
+            host_sockets=self.host_sockets if host_sockets is None else host_sockets,
             writable=(*self.writable, *writable),
+            binds=(*self.binds, *binds),
         )
 
-    def wrap(self, argv: Sequence[str], cwd: Path) -> list[str]:
-        """The bwrap command line that runs ``argv`` in ``cwd`` inside the sandbox."""
+    @contextlib.contextmanager
+    def launch(self, argv: Sequence[str], cwd: Path) -> Iterator[tuple[list[str], tuple[int, ...]]]:
+        """The bwrap command line for ``argv`` in ``cwd`` and the file descriptors the process
+        must inherit (the socket filter's pipe), closed again when the block ends."""
+        fd = None if self.host_sockets else filter_fd()
+        try:
+            yield self.wrap(argv, cwd, seccomp_fd=fd), (() if fd is None else (fd,))
+        finally:
+            if fd is not None:
+                os.close(fd)
+
+    def wrap(self, argv: Sequence[str], cwd: Path, *, seccomp_fd: int | None = None) -> list[str]:
+        """The bwrap command line that runs ``argv`` in ``cwd`` inside the sandbox; without
+        ``host_sockets`` it needs ``seccomp_fd``, a file descriptor holding the socket filter
+        (:meth:`launch` makes one)."""
+        if not self.host_sockets and seccomp_fd is None:
+            raise ValueError("the sandbox needs the socket filter (host_sockets is off)")
         ws = str(self.workspace)
         args = [self.bwrap, "--unshare-user-try", "--ro-bind", "/", "/"]
-        if not self.network:
-            args += _socket_masks(self.workspace)
         args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
         for p in self.tmp_tools:  # before the workspace: a workspace inside stays writable
             args += ["--ro-bind", str(p), str(p)]
@@ -82,8 +108,12 @@ class Sandbox:
             args += ["--ro-bind", str(p), str(p)]
         for copy, original in self.overlays:
             args += ["--ro-bind", str(copy), str(original)]
+        for source, target in self.binds:
+            args += ["--bind", str(source), str(target)]
         if not self.network:
             args.append("--unshare-net")
+        if seccomp_fd is not None:
+            args += ["--seccomp", str(seccomp_fd)]
         args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL"]
         args += ["--die-with-parent", "--new-session", "--chdir", str(cwd), "--", *argv]
         return args
@@ -99,50 +129,27 @@ class Sandbox:
                 p.rmdir()
 
 
-def _socket_masks(workspace: Path) -> list[str]:
-    """bwrap arguments hiding the host's Unix sockets (network off)."""
-    out: list[str] = []
-    hidden: list[Path] = []
-    for d in SOCKET_DIRS:
-        p = Path(d)
-        if p.is_dir() and not p.is_symlink() and not is_below(workspace, p):
-            out += ["--tmpfs", d]
-            hidden.append(p)
-    for sock in host_sockets():
-        if any(is_below(sock, h) for h in hidden) or is_below(sock, workspace):
-            continue
-        if is_below(sock, Path("/tmp")) or is_below(sock, Path("/dev")):
-            continue  # a private /tmp and /dev are mounted anyway
-        out += ["--ro-bind-try", "/dev/null", str(sock)]
-    return out
-
-
-def host_sockets() -> list[Path]:
-    """Paths of the Unix sockets bound on this host (Linux ``/proc/net/unix``), real paths."""
-    out: list[Path] = []
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/net/unix").read_text().splitlines()[1:]:
-            parts = line.split()
-            if len(parts) >= 8 and parts[7].startswith("/"):
-                p = Path(os.path.realpath(parts[7]))
-                if p.exists() and p not in out:
-                    out.append(p)
-    return out
-
-
 @functools.lru_cache(maxsize=1)
 def bwrap_problem() -> str | None:
     """Why bubblewrap cannot be used here, or None when it works (checked once)."""
     exe = shutil.which("bwrap")
     if exe is None:
         return "bubblewrap (bwrap) is not installed"
+    problem = socket_filter_problem()
+    if problem is not None:
+        return f"the sandbox's socket filter cannot be made: {problem}"
     probe = [exe, "--unshare-user-try", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     probe += ["--tmpfs", "/tmp", "--unshare-net", "--unshare-pid", "--cap-drop", "ALL"]
-    probe += ["--die-with-parent", "--new-session", "true"]
+    fd = filter_fd()
+    probe += ["--seccomp", str(fd), "--die-with-parent", "--new-session", "true"]
     try:
-        done = subprocess.run(probe, capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            probe, capture_output=True, timeout=10, stdin=subprocess.DEVNULL, pass_fds=(fd,)
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bubblewrap does not start: {exc}"
+    finally:
+        os.close(fd)
     if done.returncode != 0:
         msg = done.stderr.decode(errors="replace").strip().splitlines()
         return "bubblewrap does not work here: " + (msg[-1] if msg else f"exit {done.returncode}")
@@ -197,6 +204,7 @@ def make_sandbox(
     *,
     workspace: Path,
     network: bool,
+    host_sockets: bool = False,
     readonly: Sequence[Path] = (),
     protect_workflows: bool = True,
     env: Mapping[str, str] | None = None,
@@ -210,7 +218,8 @@ def make_sandbox(
     protected paths to mount read-only; ``.git``, ``.agentci`` and (with
     ``protect_workflows``) ``.github/workflows`` are added, as placeholders when absent.
     Folders under /tmp that ``PATH``/``VIRTUAL_ENV`` of ``env`` (default: agentci's own, which
-    the tools inherit) name are carried into the private /tmp read-only.
+    the tools inherit) name are carried into the private /tmp read-only. ``network`` and
+    ``host_sockets`` are the two switches (module docstring).
     """
     if mode == "none":
         return None, None
@@ -234,6 +243,7 @@ def make_sandbox(
     box = Sandbox(
         ws,
         network=network,
+        host_sockets=host_sockets,
         readonly=tuple(ro),
         bwrap=exe,
         placeholders=tuple(made),

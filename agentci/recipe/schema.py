@@ -171,17 +171,26 @@ class Verify(_Strict):
         default=None,
         description="Network for the verify command in the sandbox (default: policy.network).",
     )
+    host_sockets: bool | None = Field(
+        default=None,
+        description="Host Unix sockets for the verify command (default: policy.host_sockets).",
+    )
     skip_if_passing: bool = Field(
         default=True, description="End at once when the baseline already passes."
     )
 
 
 class Setup(_Strict):
-    """The recipe's setup commands, with their own network switch (``setup: [..]`` is short)."""
+    """The recipe's setup commands, with their own switches (``setup: [..]`` is short). The
+    first task's setup runs on the host before the agent; the switches are for a later task's
+    setup, which runs in the sandbox on the earlier agent's work."""
 
     commands: list[str] = Field(default_factory=list)
     network: bool = Field(
-        default=True, description="Network for setup commands that run in the sandbox."
+        default=False, description="Network for a later task's setup (in the sandbox)."
+    )
+    host_sockets: bool = Field(
+        default=False, description="Host Unix sockets for a later task's setup (in the sandbox)."
     )
 
 
@@ -200,7 +209,11 @@ class Policy(_Strict):
 
     mode: Literal["read_only", "auto_edit", "yolo"] = "auto_edit"
     rules: list[Rule] = Field(default_factory=list)
-    network: bool = False
+    network: bool = Field(default=False, description="TCP/UDP and DNS for the agent's commands.")
+    host_sockets: bool = Field(
+        default=False,
+        description="Let the agent's commands reach the host's Unix sockets (docker.sock, …).",
+    )
     env_passthrough: list[str] = Field(
         default_factory=list, description="Environment variables tools may see."
     )

@@ -115,29 +115,32 @@ async def run_process(
     a command that does not read them is not an error.
     """
     argv = ["bash", "-c", command]
-    if sandbox is not None:
-        argv = sandbox.wrap(argv, cwd)
     start = time.monotonic()
-    creating = asyncio.ensure_future(
-        asyncio.create_subprocess_exec(
-            *argv,
-            cwd=str(cwd),
-            env=dict(env),
-            stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-            preexec_fn=lambda: _limits(max_file_bytes, max_processes),
+    with contextlib.ExitStack() as launching:
+        fds: tuple[int, ...] = ()
+        if sandbox is not None:
+            argv, fds = launching.enter_context(sandbox.launch(argv, cwd))
+        creating = asyncio.ensure_future(
+            asyncio.create_subprocess_exec(
+                *argv,
+                cwd=str(cwd),
+                env=dict(env),
+                stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
+                pass_fds=fds,
+                preexec_fn=lambda: _limits(max_file_bytes, max_processes),
+            )
         )
-    )
-    try:
-        proc = await asyncio.shield(creating)
-    except asyncio.CancelledError:  # cancelled while starting: the child exists, end it too
-        with contextlib.suppress(Exception):
-            started = await creating
-            _kill_group(started.pid)
-            await started.wait()
-        raise
+        try:  # the fds are closed once the child exists (it holds its own copies)
+            proc = await asyncio.shield(creating)
+        except asyncio.CancelledError:  # cancelled while starting: the child exists, end it too
+            with contextlib.suppress(Exception):
+                started = await creating
+                _kill_group(started.pid)
+                await started.wait()
+            raise
     RUNNING_GROUPS.add(proc.pid)
     buf = HeadTailBuffer(output_cap)
     limited = False

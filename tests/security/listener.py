@@ -1,9 +1,12 @@
-"""A loopback TCP listener that records whatever reaches it (for exfiltration tests)."""
+"""Listeners that record whatever reaches them (for exfiltration tests): a loopback TCP port
+and a Unix socket on the host."""
 
 from __future__ import annotations
 
 import socket
+import sys
 import threading
+from pathlib import Path
 
 
 class Listener:
@@ -41,3 +44,36 @@ class Listener:
         self._stop = True
         self._thread.join(2)
         self.sock.close()
+
+
+class HostSocket:
+    """A Unix socket on the host (think /var/run/docker.sock) that records what reaches it."""
+
+    def __init__(self, path: Path, bind_at: Path | None = None) -> None:
+        self.path = path
+        self.got: list[bytes] = []
+        self.server = socket.socket(socket.AF_UNIX)
+        self.server.bind(str(bind_at or path))
+        if bind_at is not None:
+            bind_at.rename(path)  # /proc/net/unix keeps the name it was bound with
+        self.server.listen(5)
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            with conn:
+                self.got.append(conn.recv(100) or b"(connected)")
+
+    def connect_command(self, data: str = "leak") -> str:
+        """The model's command: connect to the socket and send ``data``."""
+        return (
+            f'{sys.executable} -c "import socket; s = socket.socket(socket.AF_UNIX); '
+            f"s.connect('{self.path}'); s.sendall(b'{data}')\""
+        )
+
+    def close(self) -> None:
+        self.server.close()

@@ -72,6 +72,26 @@ def test_network_on_when_the_recipe_says_so(h: Harness, ws: Path, listener: List
     assert b"hello" in listener.received
 
 
+def test_io_uring_cannot_be_set_up(boxed: Harness) -> None:
+    """io_uring could open and connect a socket without the socket system call."""
+    setup = (
+        "import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); "
+        "fd = libc.syscall(425, 8, ctypes.create_string_buffer(120)); "
+        "print('io_uring', fd, os.strerror(ctypes.get_errno()))"
+    )
+    res = boxed.sh(f'{sys.executable} -c "{setup}"')
+    assert "io_uring -1 Operation not permitted" in res.output, res.output
+
+
+def test_stream_socketpairs_and_asyncio_still_work(boxed: Harness) -> None:
+    code = (
+        "import asyncio, socket; a, b = socket.socketpair(); a.sendall(b'ok'); "
+        "print(b.recv(2).decode(), asyncio.run(asyncio.sleep(0, 'loop')))"
+    )
+    res = boxed.sh(f'{sys.executable} -c "{code}"')
+    assert "ok loop" in res.output, res.output
+
+
 def test_root_is_read_only_and_workspace_writable(boxed: Harness, ws: Path) -> None:
     res = boxed.sh("touch /etc/agentci-pwned /usr/agentci-pwned; echo ok > inside.txt")
     assert not Path("/etc/agentci-pwned").exists() and not Path("/usr/agentci-pwned").exists()

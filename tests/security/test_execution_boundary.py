@@ -9,12 +9,15 @@ the workspace, an output or the console.
 from __future__ import annotations
 
 import base64
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 import yaml
 from attack_case import AttackCase, make_attack, shell, tool
+from listener import HostSocket
 
 from agentci.policy.sandbox import bwrap_problem
 from agentci.testing.cli import run_recipe
@@ -183,3 +186,49 @@ def test_a_hook_script_the_agent_rewrote_does_not_run(tmp_path: Path) -> None:
     assert results and results[-1].decision == "deny"
     assert "changed since the run started" in results[-1].output
     assert not case.loot.exists()
+
+
+def _two_tasks(tmp_path: Path, bootstrap: str, setup: object) -> AttackCase:
+    """Task one (the agent) rewrites ``bootstrap.sh``; task two's setup runs it."""
+    first = [tool("write_file", file_path="bootstrap.sh", content=bootstrap), {"text": "ok"}]
+    tasks = [
+        {"name": "one", "prompt": "first"},
+        {"name": "two", "prompt": "second", "model": {"name": "scripted:second.yaml"}},
+    ]
+    return make_attack(
+        tmp_path,
+        first,
+        {"setup": setup, "tasks": tasks, "allow_no_changes": True},
+        {"bootstrap.sh": "true\n"},
+        scripts={"second.yaml": [{"text": "nothing to do"}]},
+    )
+
+
+def test_a_later_setup_cannot_reach_a_host_socket(tmp_path: Path) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="agentci-sock-", dir="/var/tmp"))
+    sock = HostSocket(folder / "docker.sock")
+    try:
+        case = _two_tasks(tmp_path, sock.connect_command() + "\n", ["sh bootstrap.sh"])
+        run = case.run()
+        assert [e.status for e in run.events if e.type == "task_finished"] == [
+            "success",
+            "invalid_input",
+        ]
+        assert sock.got == []
+    finally:
+        sock.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.parametrize("network, isolated", [(None, True), (False, True), (True, False)])
+def test_a_later_setup_has_no_network_unless_set(
+    tmp_path: Path, network: bool | None, isolated: bool
+) -> None:
+    setup: dict[str, object] = {"commands": ["sh bootstrap.sh"]}
+    if network is not None:
+        setup["network"] = network
+    case = _two_tasks(tmp_path, ONLY_LOOPBACK + "\n", setup)
+    run = case.run()
+    second = "no_changes" if isolated else "invalid_input"
+    statuses = [e.status for e in run.events if e.type == "task_finished"]
+    assert statuses == ["success", second], run.stderr[-2000:]

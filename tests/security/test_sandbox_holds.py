@@ -13,13 +13,13 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from as_nobody import AS_NOBODY, NOBODY, why_nobody_cannot_run
 from attack_case import CANARIES, AttackCase, make_attack, shell
+from listener import HostSocket
 
 from agentci.policy.sandbox import bwrap_problem
 
@@ -53,59 +53,111 @@ def test_root_inside_the_sandbox_cannot_unmount_or_remount(tmp_path: Path, attac
 
 
 @pytest.fixture
-def host_socket() -> Iterator[tuple[Path, list[bytes]]]:
-    """A Unix socket on the host outside /tmp (think /var/run/docker.sock), recording data."""
+def host_folder() -> Iterator[Path]:
+    """A host folder outside the workspace and outside /tmp (the sandbox has its own /tmp)."""
     folder = Path(tempfile.mkdtemp(prefix="agentci-sock-", dir="/var/tmp"))
-    path = folder / "docker.sock"
-    server = socket.socket(socket.AF_UNIX)
-    server.bind(str(path))
-    server.listen(5)
-    got: list[bytes] = []
-
-    def serve() -> None:
-        while True:
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                return
-            with conn:
-                got.append(conn.recv(100) or b"(connected)")
-
-    threading.Thread(target=serve, daemon=True).start()
-    yield path, got
-    server.close()
+    yield folder
     shutil.rmtree(folder, ignore_errors=True)
 
 
+@pytest.fixture
+def host_socket(host_folder: Path) -> Iterator[HostSocket]:
+    sock = HostSocket(host_folder / "docker.sock")
+    yield sock
+    sock.close()
+
+
+def _tool_output(run: object) -> str:
+    out = [e for e in run.events if e.type == "tool_call_response"]  # type: ignore[attr-defined]
+    return str(out[0].model_dump())
+
+
 @needs_bwrap
-def test_network_off_closes_host_unix_sockets(
-    tmp_path: Path, host_socket: tuple[Path, list[bytes]]
-) -> None:
-    path, got = host_socket
-    connect = (
-        f'{PY} -c "import socket; s = socket.socket(socket.AF_UNIX); '
-        f"s.connect('{path}'); s.sendall(b'leak')\""
-    )
-    case = make_attack(tmp_path, [shell(connect), {"text": "done"}], YOLO)
+def test_network_off_closes_host_unix_sockets(tmp_path: Path, host_socket: HostSocket) -> None:
+    case = make_attack(tmp_path, [shell(host_socket.connect_command()), {"text": "done"}], YOLO)
     run = case.run()
-    out = [e for e in run.events if e.type == "tool_call_response"][0]
-    assert "Exit code: 0" not in str(out.model_dump())
-    assert got == []
+    assert "Exit code: 0" not in _tool_output(run)
+    assert host_socket.got == []
 
 
 @needs_bwrap
-def test_network_on_leaves_host_unix_sockets_reachable(
-    tmp_path: Path, host_socket: tuple[Path, list[bytes]]
+def test_a_host_socket_whose_path_has_a_space_is_closed(tmp_path: Path, host_folder: Path) -> None:
+    sock = HostSocket(host_folder / "docker engine.sock")
+    try:
+        case = make_attack(tmp_path, [shell(sock.connect_command()), {"text": "done"}], YOLO)
+        run = case.run()
+        assert "Exit code: 0" not in _tool_output(run)
+        assert sock.got == []
+    finally:
+        sock.close()
+
+
+@needs_bwrap
+def test_a_host_socket_renamed_after_bind_is_closed(tmp_path: Path, host_folder: Path) -> None:
+    sock = HostSocket(host_folder / "docker.sock", bind_at=host_folder / "bound-here.sock")
+    try:
+        case = make_attack(tmp_path, [shell(sock.connect_command()), {"text": "done"}], YOLO)
+        run = case.run()
+        assert "Exit code: 0" not in _tool_output(run)
+        assert sock.got == []
+    finally:
+        sock.close()
+
+
+@needs_bwrap
+def test_a_host_socket_inside_a_carried_tmp_virtualenv_is_closed(tmp_path: Path) -> None:
+    venv = Path(tempfile.mkdtemp(prefix="agentci-venv-", dir="/tmp"))
+    (venv / "bin").mkdir()
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    sock = HostSocket(venv / "agent.sock")
+    try:
+        case = make_attack(tmp_path, [shell(sock.connect_command()), {"text": "done"}], YOLO)
+        run = case.run(env={"PATH": f"{venv / 'bin'}:{os.environ['PATH']}"})
+        assert "Exit code: 0" not in _tool_output(run)
+        assert sock.got == []
+    finally:
+        sock.close()
+        shutil.rmtree(venv, ignore_errors=True)
+
+
+@needs_bwrap
+def test_a_datagram_socketpair_cannot_be_pointed_at_a_host_socket(
+    tmp_path: Path, host_folder: Path
 ) -> None:
-    path, got = host_socket
-    connect = (
-        f'{PY} -c "import socket; s = socket.socket(socket.AF_UNIX); '
-        f"s.connect('{path}'); s.sendall(b'hello')\""
+    path = host_folder / "journal.sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    server.bind(str(path))
+    server.settimeout(0.5)
+    send = (
+        f'{PY} -c "import socket; a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); '
+        f"a.sendto(b'leak', '{path}')\""
     )
+    try:
+        case = make_attack(tmp_path, [shell(send), {"text": "done"}], YOLO)
+        run = case.run()
+        assert "Exit code: 0" not in _tool_output(run)
+        with pytest.raises(TimeoutError):
+            server.recv(100)
+    finally:
+        server.close()
+
+
+@needs_bwrap
+def test_network_on_keeps_host_unix_sockets_closed(tmp_path: Path, host_socket: HostSocket) -> None:
     recipe = {"policy": {"mode": "yolo", "network": True}}
-    case = make_attack(tmp_path, [shell(connect), {"text": "done"}], recipe)
+    case = make_attack(tmp_path, [shell(host_socket.connect_command()), {"text": "done"}], recipe)
+    run = case.run()
+    assert "Exit code: 0" not in _tool_output(run)
+    assert host_socket.got == []
+
+
+@needs_bwrap
+def test_host_sockets_open_when_the_recipe_says_so(tmp_path: Path, host_socket: HostSocket) -> None:
+    recipe = {"policy": {"mode": "yolo", "host_sockets": True}}
+    command = host_socket.connect_command("hello")
+    case = make_attack(tmp_path, [shell(command), {"text": "done"}], recipe)
     case.run()
-    assert got == [b"hello"]
+    assert host_socket.got == [b"hello"]
 
 
 def _no_bwrap_path(tmp_path: Path) -> str:

@@ -1,0 +1,83 @@
+"""The sandbox's seccomp filter: no Unix socket of the host is reachable, by construction.
+
+A host's Unix sockets (``/var/run/docker.sock`` is root on the runner) can sit anywhere in the
+file system, under any name, renamed after bind, inside a folder the sandbox must show (a
+virtualenv, the toolchain). Hiding them one by one is a list that is always incomplete. So,
+unless the recipe opens them (``host_sockets: true``), commands in the sandbox cannot make a
+socket that could reach one:
+
+* ``socket(AF_UNIX, …)`` fails with ``EACCES`` (no path, no abstract name can be connected to;
+  abstract names are per network namespace anyway);
+* ``socketpair(AF_UNIX, …)`` works for stream and seqpacket pairs (asyncio and multiprocessing
+  use them) but not for datagram pairs, which ``connect``/``sendto`` could point at a host
+  datagram socket;
+* ``io_uring_setup`` fails with ``EPERM`` (io_uring can open and connect sockets without the
+  ``socket`` system call).
+
+TCP/UDP over ``AF_INET``/``AF_INET6`` is the separate ``network`` switch (a network
+namespace). The filter is built with libseccomp (through ``pyseccomp``), which also handles
+the architecture check: a system call of another ABI (32-bit x86, x32) kills the process
+instead of slipping past the filter.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import os
+import socket
+import tempfile
+
+#: ``type & SOCK_TYPE_MASK`` is the socket type without SOCK_CLOEXEC / SOCK_NONBLOCK.
+SOCK_TYPE_MASK = 0xF
+
+
+class SocketFilterUnavailable(RuntimeError):
+    """libseccomp cannot be loaded or cannot build the filter here."""
+
+
+@functools.lru_cache(maxsize=1)
+def _program() -> bytes | str:
+    try:
+        import pyseccomp as sc  # type: ignore[import-untyped]
+    except (ImportError, OSError) as exc:  # OSError: libseccomp.so.2 is missing
+        return f"libseccomp cannot be loaded ({exc}); install libseccomp2"
+    try:
+        f = sc.SyscallFilter(sc.ALLOW)
+        f.add_rule(sc.ERRNO(errno.EACCES), "socket", sc.Arg(0, sc.EQ, socket.AF_UNIX))
+        unix_pair = sc.Arg(0, sc.EQ, socket.AF_UNIX)
+        datagram = sc.Arg(1, sc.MASKED_EQ, SOCK_TYPE_MASK, int(socket.SOCK_DGRAM))
+        f.add_rule(sc.ERRNO(errno.EACCES), "socketpair", unix_pair, datagram)
+        f.add_rule(sc.ERRNO(errno.EPERM), "io_uring_setup")
+        with tempfile.TemporaryFile() as out:
+            f.export_bpf(out)
+            out.seek(0)
+            return out.read()
+    except (OSError, RuntimeError, ValueError) as exc:
+        return f"libseccomp could not build the socket filter: {exc}"
+
+
+def socket_filter_problem() -> str | None:
+    """Why the filter cannot be built here, or None."""
+    program = _program()
+    return program if isinstance(program, str) else None
+
+
+def socket_filter() -> bytes:
+    """The BPF program (``struct sock_filter`` array) for bubblewrap's ``--seccomp FD``."""
+    program = _program()
+    if isinstance(program, str):
+        raise SocketFilterUnavailable(program)
+    return program
+
+
+def filter_fd() -> int:
+    """A fresh pipe holding the filter, read end returned (the caller closes it): bwrap reads
+    ``--seccomp FD`` to its end, so each sandboxed process gets its own."""
+    program = socket_filter()
+    read, write = os.pipe()
+    try:
+        os.write(write, program)  # a few hundred bytes: far below the pipe's buffer
+    finally:
+        os.close(write)
+    return read
