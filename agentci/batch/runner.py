@@ -36,6 +36,7 @@ from agentci.batch.progress import Board
 from agentci.batch.select import BatchTask
 from agentci.events import types as ev
 from agentci.events.sinks import Emitter, JsonlSink, Sink, utc_now
+from agentci.hooks.private import HookFiles
 from agentci.loop.delivery import Delivery
 from agentci.loop.runner import Runner, finish_run, new_run_id
 from agentci.loop.task import RunSettings
@@ -107,7 +108,7 @@ class BatchRunner:
             for name, r in self.recipes.items()
             if r.budget.total is not None
         }
-        self.fingerprints: dict[str, dict[Path, str]] = {name: {} for name in self.recipes}
+        self.hook_files = {name: HookFiles() for name in self.recipes}
         self.sdk_paths: Any = None
         self.signal_name: str | None = None
         self.committed = False  # the merged outputs are written: no signal changes them
@@ -187,7 +188,7 @@ class BatchRunner:
             totals=self.totals.get(recipe.name),
             redactor=self.redactor,
             sdk_paths=self.sdk_paths,
-            hook_fingerprints=self.fingerprints[recipe.name],
+            hook_files=self.hook_files[recipe.name],
         )
         plan = dataclasses.replace(task.plan, out_dir=out)
         delivery = Delivery.for_run(settings, skip_if_proposed=self.skip_if_proposed)

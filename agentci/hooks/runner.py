@@ -2,10 +2,14 @@
 
 A hook is the recipe author's: it runs outside the policy and the sandbox, with the same
 allowlisted environment as the tools (never agentci's secrets), with a wall timeout — and
-never with the workspace as its working directory or import path: it runs in the recipe's
-folder with ``PYTHONSAFEPATH=1`` (no script folder or working directory on ``sys.path``).
-The script its first word names is fingerprinted (SHA-256) when the run starts; if it has
-changed since (the agent rewrote it), the hook does not run and the call is denied. It reads one JSON document on stdin and answers with its
+never from anything the agent can write: it runs in a **private copy of the recipe's folder**
+made before the first model call (:mod:`agentci.hooks.private`), outside the workspace, which
+is its working directory and where its relative words resolve, so neither its script nor a
+module beside it (Python 3.10 included) nor a planted git repository is the agent's; git in a
+hook is pinned to the workspace's real repository (:mod:`agentci.hooks.env`). A file the
+command names by absolute path inside the workspace is refused; one outside it is
+fingerprinted (SHA-256) when the run starts, and if it or the copy changed since, the hook does
+not run and the call is denied. It reads one JSON document on stdin and answers with its
 exit code (and optionally a JSON line on stdout):
 
 ==============  ===========================================================================
@@ -21,11 +25,9 @@ model reads; a deny or a failure becomes a note saying so; ``stop`` still ends t
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
-import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +35,9 @@ from typing import Any, Literal
 
 from agentci.errors import InvalidInput
 from agentci.events.types import HookResult
+from agentci.hooks.commands import fingerprint, is_inside, named_files, real_path, resolve_command
+from agentci.hooks.env import hook_env
+from agentci.hooks.private import HookFiles
 from agentci.recipe.schema import Hook, Hooks
 from agentci.tools.process import run_process
 
@@ -45,21 +50,6 @@ OUTPUT_CAP = 16_000
 EVENT_CAP = 2_000
 #: Characters of a reason or note that reach the model.
 NOTE_CAP = 4_000
-
-# The first word of a command when it is a plain (unquoted, unexpanded) word.
-_FIRST_WORD = re.compile(r"^(\s*)([^\s;&|<>()'\"`$~\\]+)(?=$|[\s;&|<>()])")
-
-
-def _real(path: Path) -> Path:
-    return Path(os.path.realpath(path))
-
-
-def _fingerprint(path: Path) -> str:
-    """SHA-256 of the file's bytes (``missing`` when it cannot be read)."""
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
-        return "missing"
 
 
 def _cap(text: str, limit: int) -> str:
@@ -90,25 +80,6 @@ class CompiledHook:
     def matches(self, tool_name: str) -> bool:
         """``*`` matches every tool; anything else is a regex fully matching the name."""
         return self.hook.matcher == "*" or re.fullmatch(self.hook.matcher, tool_name) is not None
-
-
-def resolve_command(command: str, recipe_dir: Path) -> tuple[str, Path | None]:
-    """Resolve a relative path as first word against the recipe's folder.
-
-    ``./ci/check.sh --x`` with the recipe in ``/r`` becomes ``/r/ci/check.sh --x``; a
-    bare name (``python3 …``) is looked up on ``PATH`` as usual; an absolute path stays.
-    Returns the command to run and the script file it names (None for a bare name).
-    """
-    m = _FIRST_WORD.match(command)
-    if m is None or "/" not in m.group(2):
-        return command, None
-    word = m.group(2)
-    path = Path(word) if word.startswith("/") else recipe_dir / word
-    path = Path(os.path.normpath(path))
-    if word.startswith("/"):
-        return command, path
-    rest = command[m.end() :]
-    return m.group(1) + shlex.quote(str(path)) + rest, path
 
 
 @dataclass
@@ -182,52 +153,93 @@ class HookRunner:
         env: Mapping[str, str],
         recipe_dir: Path,
         task: str = "",
-        fingerprints: dict[Path, str] | None = None,
+        files: HookFiles | None = None,
     ) -> None:
         self.workspace = workspace
         self.recipe_dir = recipe_dir
         self.task = task
-        self.env = {
-            **env,
-            "AGENTCI_WORKSPACE": str(workspace),
-            "AGENTCI_RECIPE_DIR": str(recipe_dir),
-            "PYTHONSAFEPATH": "1",
-        }
-        self.fingerprints = {} if fingerprints is None else fingerprints
+        self.env = dict(env)
+        self.files = HookFiles() if files is None else files
         self.hooks: list[CompiledHook] = []
+        self._protected: list[Path] = []
         stages: tuple[tuple[Stage, list[Hook]], ...] = (
             ("before_tool", config.before_tool),
             ("after_tool", config.after_tool),
         )
+        if not (config.before_tool or config.after_tool):
+            self.home = recipe_dir
+            return
+        self.home = self.files.prepare(recipe_dir, skip=[workspace])
         for stage, hooks in stages:
             for i, hook in enumerate(hooks):
-                command, script = resolve_command(hook.command, recipe_dir)
-                compiled = CompiledHook(stage, i, hook, command, script)
-                if script is not None and not script.is_file():
-                    raise InvalidInput(
-                        f"{compiled.label}: {hook.command!r}: {script} is not a file "
-                        "(a relative command is resolved against the recipe's folder)"
-                    )
-                self.hooks.append(compiled)
-                if script is not None:  # the first task of the run fixes the fingerprint
-                    self.fingerprints.setdefault(_real(script), _fingerprint(script))
+                self.hooks.append(self._compile(stage, i, hook))
+
+    def _compile(self, stage: Stage, index: int, hook: Hook) -> CompiledHook:
+        command, script = resolve_command(hook.command, self.home)
+        compiled = CompiledHook(stage, index, hook, command, script)
+        label = f"{compiled.label}: {hook.command!r}"
+        if (
+            script is not None
+            and not hook.command.lstrip().startswith("/")
+            and not is_inside(script, self.home)
+        ):
+            raise InvalidInput(
+                f"{label}: hooks run from a private copy of the recipe's folder, made when the "
+                "run starts: a relative command names a file inside that folder (no '..')"
+            )
+        if script is not None and not script.is_file():
+            shown = (
+                self.recipe_dir / script.relative_to(self.home)
+                if is_inside(script, self.home)
+                else script
+            )
+            raise InvalidInput(
+                f"{label}: {shown} is not a file (a relative command is resolved against the "
+                "recipe's folder)"
+            )
+        relative, absolute = named_files(command, self.home)
+        ws = Path(os.path.realpath(self.workspace))
+        for path in absolute:
+            if is_inside(path, self.home):
+                continue  # the first word, resolved in the private copy
+            real = real_path(path)
+            if is_inside(real, ws):
+                raise InvalidInput(
+                    f"{label}: {path} is a file of the workspace, which the agent can change; "
+                    "a hook runs only files of the recipe's folder (relative paths) or from "
+                    "outside the workspace"
+                )
+            self.files.fingerprints.setdefault(real, fingerprint(real))
+            self._protected.append(real)
+        for rel in relative:
+            self._protected.append(real_path(self.recipe_dir / rel))
+        if script is not None and is_inside(script, self.home):
+            self._protected.append(real_path(self.recipe_dir / script.relative_to(self.home)))
+        return compiled
 
     def __bool__(self) -> bool:
         return bool(self.hooks)
 
     def _changed(self, hook: CompiledHook) -> str:
-        """Why ``hook``'s script may not run (changed since the run started), or ``""``."""
-        if hook.script is None:
-            return ""
-        want = self.fingerprints.get(_real(hook.script))
-        if want is not None and _fingerprint(hook.script) != want:
-            return f"the hook script {hook.script} changed since the run started; not run"
+        """Why ``hook`` may not run (its files changed since the run started), or ``""``."""
+        moved = self.files.changed()
+        if moved:
+            return (
+                f"the private copy of the recipe's folder ({self.home}) changed since the run "
+                f"started ({moved}); not run"
+            )
+        _, absolute = named_files(hook.command, self.home)
+        for path in absolute:
+            want = self.files.fingerprints.get(real_path(path))
+            if want is not None and fingerprint(path) != want:
+                return f"the hook script {path} changed since the run started; not run"
         return ""
 
     @property
     def scripts(self) -> list[Path]:
-        """The real paths of the hook scripts (protected from the agent like the recipe)."""
-        return [Path(os.path.realpath(h.script)) for h in self.hooks if h.script is not None]
+        """The real paths of the files the hooks name, in the recipe's folder and outside the
+        workspace (protected from the agent like the recipe)."""
+        return list(dict.fromkeys(self._protected))
 
     def matching(self, stage: Stage, tool_name: str) -> list[CompiledHook]:
         """The hooks of ``stage`` that apply to ``tool_name``, in recipe order."""
@@ -288,7 +300,7 @@ class HookRunner:
 
     async def _run(self, hook: CompiledHook, payload: bytes, verdict: HookVerdict) -> _Answer:
         timeout = hook.hook.timeout_seconds
-        env = {**self.env, "AGENTCI_HOOK_EVENT": hook.stage}
+        env = {**hook_env(self.env, self.workspace, self.home), "AGENTCI_HOOK_EVENT": hook.stage}
         changed = self._changed(hook)
         if changed:
             verdict.events.append(
@@ -304,7 +316,7 @@ class HookRunner:
         try:
             done = await run_process(
                 hook.command,
-                cwd=self.recipe_dir,
+                cwd=self.home,
                 env=env,
                 timeout=timeout,
                 output_cap=OUTPUT_CAP,

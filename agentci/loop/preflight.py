@@ -319,7 +319,7 @@ def _rule_problems(recipe: Recipe) -> list[RecipeError]:
 
 
 def _hook_problems(recipe: Recipe, recipe_dir: Path) -> list[RecipeError]:
-    from agentci.hooks.runner import resolve_command
+    from agentci.hooks.commands import resolve_command
     from agentci.recipe.load import source_of
 
     source = source_of(recipe)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from agentci.errors import Blocked, BudgetExhausted, HookStopped, InvalidInput, StopRun
 from agentci.events import types as ev
+from agentci.hooks.private import HookFiles
 from agentci.loop.budget import BudgetTracker, RunTotals
 from agentci.loop.chat import Chat
 from agentci.loop.meter import PriceFn
@@ -55,7 +56,7 @@ class RunSettings:
     redactor: Redactor | None = None  # masks secrets in the patch (default: from the environment)
     sdk_paths: SdkPaths | None = None  # shared by the run's Gemini providers (made lazily)
     tasks_started: int = 0  # setup of a later task runs in the sandbox (agent work is there)
-    hook_fingerprints: dict[Path, str] = field(default_factory=dict)  # hook scripts at start
+    hook_files: HookFiles = field(default_factory=HookFiles)  # hooks' private folder, at start
 
     @property
     def recipe_dir(self) -> Path:
@@ -298,7 +299,7 @@ class TaskRun:
             env=env,
             recipe_dir=self.settings.recipe_dir,
             task=plan.name,
-            fingerprints=self.settings.hook_fingerprints,
+            files=self.settings.hook_files,
         )
         search = default_engine()
         self._search_name = search.name

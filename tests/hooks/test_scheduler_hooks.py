@@ -88,13 +88,16 @@ def test_the_hook_reads_the_call_as_json_on_stdin_without_secrets(
     run_batch(s, [shell("c7", "echo hi; exit 3")])
     before, after = (json.loads(line) for line in log.read_text().splitlines())
     assert before["event"] == "before_tool" and after["event"] == "after_tool"
+    home = s.hooks.home  # the private copy of the recipe's folder, made at the start
+    assert (home / "record.py").read_text() == (recipe_dir / "record.py").read_text()
+    assert not home.is_relative_to(ws) and not home.is_relative_to(recipe_dir)
     for doc in (before, after):
         assert doc["tool_name"] == "run_shell_command"
         assert doc["call_id"] == "c7"
         assert doc["args"]["command"] == "echo hi; exit 3"
         assert doc["task"] == "t"
-        assert Path(doc["cwd"]) == recipe_dir  # never the workspace
-        assert doc["env"]["AGENTCI_RECIPE_DIR"] == str(recipe_dir)
+        assert Path(doc["cwd"]) == home  # never the workspace, nor a folder the agent can write
+        assert doc["env"]["AGENTCI_RECIPE_DIR"] == str(home)
         assert doc["env"]["AGENTCI_HOOK_EVENT"] == doc["event"]
         assert "AGENTCI_TEST_SECRET_TOKEN" not in doc["env"]
         assert "canary-hook-secret" not in json.dumps(doc)

@@ -161,7 +161,8 @@ def test_a_hook_does_not_import_a_module_the_agent_planted(tmp_path: Path) -> No
 
 def test_a_hook_script_the_agent_rewrote_does_not_run(tmp_path: Path) -> None:
     """Without a sandbox (explicitly), in yolo: the agent rewrites the hook script the recipe
-    in the workspace names; agentci refuses to run the changed script."""
+    in the workspace names; the hook runs the private copy made before the first model call,
+    so the rewrite runs nothing."""
     steal = AttackCase(tmp_path).steal()
     code = base64.b64encode(steal.encode()).decode()
     rewrite = (
@@ -183,8 +184,7 @@ def test_a_hook_script_the_agent_rewrote_does_not_run(tmp_path: Path) -> None:
     run = run_recipe(case.repo / "ci" / "recipe.yaml", case.out, cwd=case.repo)
     assert (case.repo / "ci" / "check.sh").read_text() == steal  # the rewrite happened
     results = [e for e in run.events if e.type == "hook_result"]
-    assert results and results[-1].decision == "deny"
-    assert "changed since the run started" in results[-1].output
+    assert [r.decision for r in results] == ["continue"]  # the copy, as it was at the start
     assert not case.loot.exists()
 
 

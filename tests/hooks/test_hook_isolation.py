@@ -1,0 +1,164 @@
+"""Hooks in the documented layout run nothing the agent can write (DESIGN.md §11.1).
+
+The recipe lives in the checkout (``.github/agentci/recipe.yaml``) with the documented hook
+form (``python3 ci/review_edit.py``); the agent attacks with its ordinary tools under default
+settings, and an attack that works leaves a marker in a host folder outside the workspace.
+Each runs with Python 3.10 (where ``PYTHONSAFEPATH`` does nothing) and 3.12 first on PATH.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from hook_helpers import of_type, run_batch, scheduler, script
+
+from agentci.errors import InvalidInput
+from agentci.hooks.runner import HookRunner
+from agentci.providers.base import ToolCallPart
+from agentci.recipe.schema import Hooks
+from agentci.testing.case import write_call
+from agentci.testing.cli import Run, run_recipe
+from agentci.testing.repo import commit_repo
+
+PYTHONS = [Path("/root/.pyenv/versions/3.10.13/bin"), Path("/root/.pyenv/versions/3.12.1/bin")]
+CANARIES = {"GEMINI_API_KEY": "AIzaCanaryGeminiKey0000000000000000000"}
+REVIEW = "import json, sys\njson.load(sys.stdin)\n"
+HOOK = {"matcher": "write_file|replace", "command": "python3 ci/review_edit.py"}
+
+
+@pytest.fixture(params=PYTHONS, ids=lambda p: p.parent.name)
+def python_bin(request) -> Path:
+    if not (request.param / "python3").exists():
+        pytest.skip(f"no {request.param}/python3 here")
+    return request.param
+
+
+def run_layout(tmp_path: Path, script: list, python_bin: Path, hook: dict = HOOK) -> Run:
+    """The documented layout, the scripted attack, ``agentci run`` with ``python_bin`` first
+    on PATH."""
+    recipe = {
+        "version": 1,
+        "name": "review",
+        "model": {"name": "scripted:script.yaml"},
+        "prompt": "Do the work.",
+        "hooks": {"before_tool": [hook]},
+    }
+    repo = tmp_path / "repo"
+    commit_repo(
+        repo,
+        {
+            "README.md": "# project\n",
+            ".github/agentci/recipe.yaml": yaml.safe_dump(recipe, sort_keys=False),
+            ".github/agentci/script.yaml": yaml.safe_dump(script, sort_keys=False),
+            ".github/agentci/ci/review_edit.py": REVIEW,
+        },
+    )
+    (tmp_path / "escape").mkdir()
+    env = {**CANARIES, "PATH": f"{python_bin}:{os.environ['PATH']}"}
+    return run_recipe(repo / ".github/agentci/recipe.yaml", tmp_path / "out", cwd=repo, env=env)
+
+
+def payload(marker: Path) -> str:
+    return f"import os\nopen({str(marker)!r}, 'w').write('ran on the host')\n"
+
+
+def hooks_run(run: Run) -> list[str]:
+    return [e.decision for e in run.events if e.type == "hook_result"]
+
+
+def test_a_module_the_agent_puts_beside_the_hook_script_is_never_imported(
+    tmp_path: Path, python_bin: Path
+):
+    marker = tmp_path / "escape" / "marker"
+    script = [
+        write_call(".github/agentci/ci/json.py", payload(marker)),
+        write_call("NOTE.md", "note\n"),
+        {"text": "done"},
+    ]
+    run = run_layout(tmp_path, script, python_bin)
+    assert not marker.exists()
+    assert run.code == 0, run.stderr
+    assert hooks_run(run) == ["continue", "continue"]
+
+
+def test_the_agent_cannot_rewrite_a_script_the_hook_names_as_an_argument(
+    tmp_path: Path, python_bin: Path
+):
+    marker = tmp_path / "escape" / "marker"
+    script = [
+        write_call(".github/agentci/ci/review_edit.py", payload(marker)),
+        write_call("NOTE.md", "note\n"),
+        {"text": "done"},
+    ]
+    run = run_layout(tmp_path, script, python_bin)
+    assert not marker.exists()
+    denied = [e for e in run.events if e.type == "tool_call_decision" and e.decision == "deny"]
+    assert [d.rule.split(":")[0] for d in denied] == ["protected"]
+    assert (tmp_path / "repo/.github/agentci/ci/review_edit.py").read_text() == REVIEW
+    assert run.result["changed_files"] == ["NOTE.md"]
+
+
+def test_git_in_a_hook_never_discovers_a_repository_the_agent_planted(tmp_path: Path):
+    marker = tmp_path / "escape" / "marker"
+    config = (
+        "[core]\n\trepositoryformatversion = 0\n\tbare = false\n"
+        f'\tworktree = {tmp_path / "repo"}\n\tfsmonitor = "touch {marker}; false"\n'
+    )
+    script = [
+        write_call(".github/agentci/HEAD", "ref: refs/heads/main\n"),
+        write_call(".github/agentci/config", config),
+        write_call(".github/agentci/objects/.keep", ""),
+        write_call(".github/agentci/refs/.keep", ""),
+        write_call("NOTE.md", "note\n"),
+        {"text": "done"},
+    ]
+    hook = {"matcher": "write_file", "command": "git status --short"}
+    run = run_layout(tmp_path, script, Path(sys.executable).parent, hook)
+    assert not marker.exists()
+    outputs = [e.output for e in run.events if e.type == "hook_result"]
+    assert len(outputs) == 5
+    # git in the hook works on the workspace's own repository, from any folder
+    assert outputs[-1].splitlines() == [
+        "?? .github/agentci/HEAD",
+        "?? .github/agentci/config",
+        "?? .github/agentci/objects/",
+        "?? .github/agentci/refs/",
+    ]
+
+
+def test_a_hook_naming_a_workspace_file_by_absolute_path_is_invalid_input(
+    repo_factory, tmp_path: Path
+):
+    ws = repo_factory({"README.md": "hi\n", "ci/check.py": "pass\n"})
+    (tmp_path / "recipe").mkdir()
+    hooks = Hooks.model_validate(
+        {"before_tool": [{"matcher": "*", "command": f"python3 {ws / 'ci/check.py'}"}]}
+    )
+    with pytest.raises(InvalidInput, match="is a file of the workspace, which the agent can"):
+        HookRunner(hooks, workspace=ws, env={}, recipe_dir=tmp_path / "recipe")
+
+
+def test_a_relative_command_cannot_leave_the_recipes_folder(repo_factory, tmp_path: Path):
+    ws = repo_factory({"README.md": "hi\n"})
+    (tmp_path / "recipe").mkdir()
+    (tmp_path / "check.sh").write_text("true\n")
+    hooks = Hooks.model_validate({"before_tool": [{"matcher": "*", "command": "../check.sh"}]})
+    with pytest.raises(InvalidInput, match="a relative command names a file inside that folder"):
+        HookRunner(hooks, workspace=ws, env={}, recipe_dir=tmp_path / "recipe")
+
+
+def test_a_hook_whose_private_copy_changed_is_not_run(repo_factory, tmp_path: Path):
+    ws = repo_factory({"README.md": "hi\n"})
+    recipe_dir = tmp_path / "recipe"
+    script(recipe_dir, "check.py", "print('checked')\n")
+    s = scheduler(ws, recipe_dir, {"before_tool": [{"matcher": "*", "command": "./check.py"}]})
+    (s.hooks.home / "helper.py").write_text("import os\n")  # without a sandbox, say
+    events, results = run_batch(s, [ToolCallPart("1", "read_file", {"file_path": "README.md"})])
+    assert results[0].error is not None and "changed since the run started (helper.py)" in (
+        results[0].error
+    )
+    assert [e.exit_code for e in of_type(events, "hook_result")] == [None]
