@@ -1,5 +1,6 @@
 """Hooks in the documented layout run nothing the agent can write (after the first model call,
 every byte of the workspace is data to the host side).
+
 The recipe lives in the checkout (``.github/agentci/recipe.yaml``) with the documented hook
 form (``python3 ci/review_edit.py``); the agent attacks with its ordinary tools under default
 settings, and an attack that works leaves a marker in a host folder outside the workspace.
