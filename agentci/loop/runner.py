@@ -28,7 +28,7 @@ from agentci.loop.task import RunSettings, TaskRun
 from agentci.outcome import Status, exit_code_for, run_outcome
 from agentci.outputs.redact import Redactor
 from agentci.outputs.report import RunReport, TaskReport
-from agentci.outputs.writer import write_outputs
+from agentci.outputs.writer import UNWRITTEN, write_outputs
 from agentci.usage import total
 
 
@@ -162,7 +162,7 @@ class Runner:
 
 def _mark_unwritten(report: RunReport, failed: list[str], emitter: Emitter) -> None:
     """An output that could not be written makes the run ``internal_error`` (70)."""
-    reason = "writing outputs failed: " + "; ".join(failed)
+    reason = UNWRITTEN + "; ".join(failed)
     emitter.emit(ev.Error(kind="internal_error", message=reason))
     report.status, report.exit_code, report.reason = Status.internal_error, 70, reason
 

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agentci.events.types import VerifyResult
+from agentci.outcome import Status
 from agentci.outputs.atomic import write_text_atomic
 from agentci.outputs.junit import render_junit
 from agentci.outputs.outdir import release_reserve
@@ -42,6 +43,9 @@ from agentci.outputs.sarif import has_locations, render_sarif
 from agentci.outputs.summary import render_summary
 
 log = logging.getLogger("agentci.outputs")
+
+#: The reason of a run whose outputs could not all be written (``internal_error``, 70).
+UNWRITTEN = "writing outputs failed: "
 
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -153,9 +157,11 @@ def write_outputs(
 ) -> list[str]:
     """Write patch(es), junit.xml, result.json, output.json (when a task handed in a
     structured answer), summary.md and report.html into ``out_dir`` (report.html reads the
-    events already in ``out_dir/events.jsonl``). Never raises;
-    returns the files that could not be written (empty when all were). ``patches=None`` leaves
-    the patch files as they are; ``step_summary=False`` does not append to ``$GITHUB_STEP_SUMMARY`` (a rewrite)."""
+    events already in ``out_dir/events.jsonl``). Never raises; returns the files that could not
+    be written (empty when all were). A patch that could not be written makes result.json and
+    summary.md say ``internal_error`` (70), as the runner then does. ``patches=None`` leaves
+    the patch files as they are; ``step_summary=False`` does not append to
+    ``$GITHUB_STEP_SUMMARY`` (a rewrite)."""
     out_dir = Path(out_dir)
     failed: list[str | None] = []
     release_reserve(out_dir)  # the space kept for these files
@@ -191,6 +197,12 @@ def write_outputs(
                 )  # fmt: skip
             )
 
+    lost = [f for f in failed if f]
+    if lost:  # no output may say success when the patch is missing: the runner says the same
+        reason = UNWRITTEN + "; ".join(lost)
+        run = dataclasses.replace(run, status=Status.internal_error, exit_code=70, reason=reason)
+        safe_run = dataclasses.replace(safe_run, status=Status.internal_error, exit_code=70,
+                                       reason=redactor.redact(reason))  # fmt: skip
     status = getattr(run.status, "value", str(run.status))
     minimal_xml = (
         '<?xml version="1.0" encoding="utf-8"?>\n<testsuites><testsuite name="agentci" tests="1">'

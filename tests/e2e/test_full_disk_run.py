@@ -101,3 +101,33 @@ def test_a_disk_filled_to_the_last_byte_still_takes_the_final_outputs(tmp_path: 
         70,
     )
     assert "internal_error" in summary and "internal_error" in junit
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("mount"), reason="mounts a tmpfs")
+def test_a_patch_too_big_for_the_disk_ends_internal_error_in_every_output(tmp_path: Path):
+    """patch.diff (1.5 MB) cannot be written to a 1 MB output disk: exit code, result.json,
+    summary.md and the last event all say internal_error (70), none says success."""
+    big = "python3 -c \"open('big.txt', 'w').write('z' * 60 + chr(10)) or None\" && " + (
+        "python3 -c \"open('big.txt', 'w').write(('z' * 60 + chr(10)) * 25000)\""
+    )
+    case = make_case(tmp_path, [shell_call(big), {"text": "wrote big.txt"}],
+                     {"policy": {"mode": "yolo"}})  # fmt: skip
+    case.out.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(case.out)], check=True)
+    try:
+        run = case.run()
+        result = json.loads((case.out / "result.json").read_text())
+        summary = (case.out / "summary.md").read_text()
+        last = json.loads((case.out / "events.jsonl").read_text().splitlines()[-1])
+    finally:
+        subprocess.run(["umount", str(case.out)], check=True)
+    assert run.code == 70, run.stderr[-2000:]
+    assert (result["status"], result["exit_code"]) == ("internal_error", 70)
+    assert result["reason"].startswith("writing outputs failed: ")
+    assert "patch.diff" in result["reason"]
+    assert (last["type"], last["status"], last["exit_code"]) == (
+        "run_finished",
+        "internal_error",
+        70,
+    )
+    assert "status `internal_error`, exit code 70" in summary

@@ -174,3 +174,14 @@ def test_prepare_out_dir_refuses_foreign_folders(tmp_path: Path, monkeypatch) ->
     (tmp_path / "f").write_text("x")
     with pytest.raises(InvalidInput, match="not a folder"):
         prepare_out_dir(tmp_path / "f")
+
+
+def test_a_patch_that_cannot_be_written_is_never_reported_as_success(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    (out / "patch.diff").mkdir(parents=True)  # the patch cannot take its place
+    failed = write_outputs(out, run(task()), {"unit": "diff a\n"}, Redactor())
+    assert len(failed) == 1 and failed[0].startswith(f"{out / 'patch.diff'}: ")
+    data = json.loads((out / "result.json").read_text())
+    assert (data["status"], data["exit_code"]) == ("internal_error", 70)
+    assert data["reason"] == "writing outputs failed: " + failed[0]
+    assert "status `internal_error`, exit code 70" in (out / "summary.md").read_text()
