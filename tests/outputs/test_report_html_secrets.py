@@ -43,3 +43,15 @@ def test_a_secret_holding_markup_characters_is_masked_before_escaping(tmp_path: 
 def test_a_plain_secret_is_masked_in_the_diff_before_the_final_pass(tmp_path: Path):
     page = _page(tmp_path, "hunter2hunter2")
     assert "+x = &#39;***&#39;" in page  # the diff's lines are redacted when they are cut
+
+
+def test_a_secret_in_the_final_message_is_masked_before_the_markdown_is_rendered(tmp_path: Path):
+    secret = "p<a&ss\"w0rd'x"
+    log = read_events(_log(tmp_path / "events.jsonl", "done"))
+    task = TaskReport(name="t", status=Status.success, exit_code=0,
+                      summary=f"**Done.** The key is `{secret}` and {secret}.")  # fmt: skip
+    run = RunReport(run_id="r", recipe="r.yaml", recipe_name="r", status=Status.success,
+                    exit_code=0, tasks=[task])  # fmt: skip
+    page = render_report_html(run, log, patch=None, redactor=Redactor([secret]))
+    assert "<strong>Done.</strong> The key is <code>***</code> and ***." in page
+    assert "p&lt;a&amp;ss" not in page and secret not in page
