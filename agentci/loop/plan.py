@@ -13,6 +13,7 @@ from agentci.recipe.schema import (
     Guards,
     ModelConfig,
     Recipe,
+    Task,
     TaskModel,
     Verify,
 )
@@ -48,9 +49,11 @@ class TaskPlan:
 
 
 def plan_tasks(recipe: Recipe, values: dict[str, Any], out_dir: Path) -> list[TaskPlan]:
-    """One plan per task (a recipe without ``tasks`` is one task named after the recipe)."""
-    instructions = render(recipe.instructions, values, where="instructions")
+    """One plan per task (a recipe without ``tasks`` is one task named after the recipe); a
+    task's templates get its own ``params`` on top of ``values``."""
+    base_values = values
     if not recipe.tasks:
+        instructions = render(recipe.instructions, values, where="instructions")
         assert recipe.prompt is not None  # the schema guarantees a prompt or tasks
         return [
             TaskPlan(
@@ -69,15 +72,19 @@ def plan_tasks(recipe: Recipe, values: dict[str, Any], out_dir: Path) -> list[Ta
         ]
     plans = []
     for task in recipe.tasks:
+        values = task_values(recipe, task, base_values)
+        instructions = render(recipe.instructions, values, where="instructions")
         extra = (
             render(task.instructions, values, where=f"{task.name}: instructions")
             if task.instructions
             else ""
         )
+        prompt = task.prompt if task.prompt is not None else recipe.prompt
+        assert prompt is not None  # checked before planning (agentci.loop.preflight)
         plans.append(
             TaskPlan(
                 name=task.name,
-                prompt_template=task.prompt,
+                prompt_template=prompt,
                 instructions="\n\n".join(x for x in (instructions, extra) if x),
                 model=merge_model(recipe.model, task.model),
                 verify=_render_verify(task.verify or recipe.verify, values, task.name),
@@ -94,6 +101,21 @@ def plan_tasks(recipe: Recipe, values: dict[str, Any], out_dir: Path) -> list[Ta
             )
         )
     return plans
+
+
+def task_values(recipe: Recipe, task: Task, values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with the task's ``params`` on top, typed as the recipe's parameters."""
+    from agentci.errors import InvalidInput
+    from agentci.recipe.render import convert
+
+    own = {}
+    for name, raw in task.params.items():
+        spec = recipe.parameters.get(name)
+        if spec is None:
+            known = ", ".join(sorted(recipe.parameters)) or "none"
+            raise InvalidInput(f"unknown parameter {name!r} (this recipe takes: {known})")
+        own[name] = convert(name, spec, raw)
+    return {**values, **own}
 
 
 def _shared(recipe: Recipe) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from typing import Any
 
 from agentci.errors import InvalidInput, RecipeError, RecipeErrors
 from agentci.loop.plan import TaskPlan, merge_model, plan_tasks
+from agentci.loop.template_checks import parameter_values, task_param_problems, template_problems
 from agentci.recipe.near_misses import did_you_mean, misspelt_model, tool_names, unmatched_tools
 from agentci.recipe.prompt_recipe import BUILTIN_FILE, RecipeFields
 from agentci.recipe.schema import ModelConfig, Recipe
@@ -128,8 +129,9 @@ def check_recipe(
     except InvalidInput as err:
         problems.append(RecipeError(str(err), file=file))
         given = {}
-    values = _parameter_values(recipe, given, file, problems)
-    problems.extend(_template_problems(recipe, values))
+    values = parameter_values(recipe, given, file, problems)
+    problems.extend(task_param_problems(recipe))
+    problems.extend(template_problems(recipe, values))
     flag = fields is not None and fields.model is not None
     problems.extend(_model_problems(recipe, recipe_dir, live=live, model_flag=flag))
     problems.extend(_hook_problems(recipe, recipe_dir))
@@ -140,7 +142,7 @@ def check_recipe(
 
         plans = plan_tasks(recipe, values, out_dir or Path(recipe.outputs.dir))
         try:
-            attach(recipe, plans, recipe_dir, values)
+            attach(recipe, plans, recipe_dir)
         except RecipeError as err:
             problems.append(err)
         apply_budget_overrides(plans, overrides or {})
@@ -152,74 +154,6 @@ def check_recipe(
         problems.sort(key=lambda p: (p.file != str(file), p.line or 0))
         raise problems[0] if len(problems) == 1 else RecipeErrors(problems)
     return CheckedRecipe(recipe, values, plans)
-
-
-def _parameter_values(
-    recipe: Recipe,
-    given: dict[str, str | list[str]],
-    path: Path | str,
-    problems: list[RecipeError],
-) -> dict[str, Any]:
-    """Typed values; each unknown or missing parameter is a problem (missing ones get a
-    placeholder so the templates can still be checked)."""
-    from agentci.recipe.load import source_of
-    from agentci.recipe.render import convert
-
-    source = source_of(recipe)
-    known = ", ".join(sorted(recipe.parameters)) or "none"
-    for name in sorted(set(given) - set(recipe.parameters)):
-        problems.append(
-            RecipeError(f"unknown parameter {name!r} (this recipe takes: {known})", file=path)
-        )
-    values: dict[str, Any] = {}
-    for name, spec in recipe.parameters.items():
-        raw = given.get(name, spec.default)
-        if raw is None:
-            problems.append(
-                source.error(f"has no default: pass -p {name}=VALUE", "parameters", name)
-            )
-            values[name] = f"<{name}>"
-            continue
-        try:
-            values[name] = convert(name, spec, raw)
-        except InvalidInput as err:
-            problems.append(source.error(str(err), "parameters", name))
-            values[name] = f"<{name}>"
-    return values
-
-
-def _templates(recipe: Recipe) -> Iterator[tuple[tuple[int | str, ...], str, bool]]:
-    """``(location, template, is_prompt)`` for every templated field of the recipe."""
-    yield ("instructions",), recipe.instructions, False
-    if recipe.prompt is not None:
-        yield ("prompt",), recipe.prompt, True
-    if recipe.verify is not None:
-        yield ("verify", "command"), recipe.verify.command, False
-        if recipe.verify.junit:
-            yield ("verify", "junit"), recipe.verify.junit, False
-    for i, task in enumerate(recipe.tasks or []):
-        yield ("tasks", i, "prompt"), task.prompt, True
-        if task.instructions:
-            yield ("tasks", i, "instructions"), task.instructions, False
-        if task.verify is not None:
-            yield ("tasks", i, "verify", "command"), task.verify.command, False
-            if task.verify.junit:
-                yield ("tasks", i, "verify", "junit"), task.verify.junit, False
-
-
-def _template_problems(recipe: Recipe, values: dict[str, Any]) -> list[RecipeError]:
-    from agentci.recipe.load import source_of
-    from agentci.recipe.render import template_error
-    from agentci.verify.template import placeholder
-
-    source = source_of(recipe)
-    problems = []
-    for loc, template, is_prompt in _templates(recipe):
-        extra = {"verify": placeholder("")} if is_prompt else {}
-        error = template_error(template, {**values, **extra})
-        if error:
-            problems.append(source.error(f"template error: {error}", *loc))
-    return problems
 
 
 def _models(recipe: Recipe) -> Iterator[tuple[tuple[int | str, ...], Any, ModelConfig]]:

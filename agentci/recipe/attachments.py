@@ -65,22 +65,23 @@ def load_schema(value: dict[str, Any] | str, base: Path) -> dict[str, Any]:
     return schema
 
 
-def attach(recipe: Recipe, plans: list[TaskPlan], recipe_dir: Path, values: dict[str, Any]) -> None:
-    """Load the recipe's ``system_prompt`` and ``output.schema`` into every plan; raise a
-    :class:`RecipeError` at the key that is wrong."""
+def attach(recipe: Recipe, plans: list[TaskPlan], recipe_dir: Path) -> None:
+    """Load the recipe's ``system_prompt`` (rendered with each plan's values) and
+    ``output.schema`` into every plan; raise a :class:`RecipeError` at the key that is wrong."""
     from agentci.recipe.load import source_of
 
     source = source_of(recipe)
-    replace, append = None, ""
+    texts: dict[str, tuple[str | None, str]] = {}  # per plan: its own parameter values
     if recipe.system_prompt is not None:
         key = "replace" if recipe.system_prompt.replace is not None else "append"
         raw = recipe.system_prompt.replace or recipe.system_prompt.append or ""
         try:
-            text = read_text_file(recipe_dir / raw.strip()) if is_prompt_file(raw) else raw
-            text = render(text, values, where=f"system_prompt.{key}")
+            template = read_text_file(recipe_dir / raw.strip()) if is_prompt_file(raw) else raw
+            for plan in plans:
+                text = render(template, plan.values, where=f"system_prompt.{key}")
+                texts[plan.name] = (text, "") if key == "replace" else (None, text)
         except InvalidInput as err:
             raise source.error(str(err), "system_prompt", key) from None
-        replace, append = (text, "") if key == "replace" else (None, text)
     schema = None
     if recipe.output is not None:
         try:
@@ -88,4 +89,5 @@ def attach(recipe: Recipe, plans: list[TaskPlan], recipe_dir: Path, values: dict
         except InvalidInput as err:
             raise source.error(str(err), "output", "schema") from None
     for plan in plans:
-        plan.system_replace, plan.system_append, plan.output_schema = replace, append, schema
+        plan.system_replace, plan.system_append = texts.get(plan.name, (None, ""))
+        plan.output_schema = schema

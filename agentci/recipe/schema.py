@@ -387,7 +387,13 @@ class Task(_Strict):
     """One task of a multi-task recipe; unset fields come from the recipe."""
 
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
-    prompt: str = Field(min_length=1)
+    prompt: str | None = Field(
+        default=None, min_length=1, description="The task's prompt (default: the recipe's)."
+    )
+    params: dict[str, str | int | float | bool | list[str]] = Field(
+        default_factory=dict,
+        description="Values of the recipe's parameters for this task (over -p and defaults).",
+    )
     instructions: str | None = None
     verify: Verify | None = None
     model: TaskModel | None = None

@@ -63,7 +63,8 @@ def test_model_files_models_hooks_and_parameters_are_checked(tmp_path: Path):
     assert done.stderr.splitlines()[:-1] == [
         f"agentci: {recipe}:3: model.name: 'gpt-4o' is not a model agentci can serve: name a "
         "Gemini model (gemini-2.5-flash, …), replay:FILE or scripted:FILE",
-        f"agentci: {recipe}:5: parameters.target: has no default: pass -p target=VALUE",
+        f"agentci: {recipe}:5: parameters.target: has no default: pass -p target=VALUE (or set "
+        "it in the params of task 'a')",
         f"agentci: {recipe}:8: tasks.0.model.name: no such file: {tmp_path / 'missing.yaml'}",
         f"agentci: {recipe}:11: hooks.before_tool.0.command: no such hook script: "
         f"{tmp_path / 'hooks' / 'check.sh'} (a relative path is taken from the recipe's folder)",
