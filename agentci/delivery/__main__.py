@@ -103,10 +103,13 @@ def _deliver(out_dir: Path, create_pr: bool, comment: bool, workspace: Path,
         summary = (out_dir / "summary.md").read_text(encoding="utf-8", errors="replace")
     except (OSError, ValueError) as err:
         raise DeliveryError(f"agentci left no result in {out_dir}: {err}") from None
+    if not isinstance(result, dict):
+        raise DeliveryError(f"{out_dir / 'result.json'} is not agentci's result (not an object)")
     ctx = GitHubContext.from_environ()
     gh = Gh(os.environ.get("AGENTCI_GITHUB_TOKEN", ""), ctx.repository)
     recipe = str(result.get("recipe_name") or "recipe")
-    tasks = result.get("tasks") or []
+    raw_tasks = result.get("tasks")
+    tasks = [t for t in raw_tasks if isinstance(t, dict)] if isinstance(raw_tasks, list) else []
     links: list[str] = []
     if create_pr:
         for task in tasks:

@@ -5,16 +5,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from typing import Any
 
 from agentci.delivery.context import DeliveryError
-
-GH_TIMEOUT = 120  # seconds per call: a delivery never hangs the job
+from agentci.delivery.process import GH_TIMEOUT, run_bounded, timeout_for
 
 
 class Gh:
-    """Runs ``gh`` with ``GH_TOKEN`` set to ``token`` and no prompts."""
+    """Runs ``gh`` with ``GH_TOKEN`` set to ``token`` and no prompts; each call bounded in time
+    (:mod:`agentci.delivery.process`)."""
 
     def __init__(self, token: str, repository: str) -> None:
         exe = shutil.which("gh")
@@ -34,24 +33,20 @@ class Gh:
 
     def run(self, *args: str, stdin: str | None = None) -> str:
         """``gh ARGS``'s stdout; a failure is a :class:`DeliveryError` with gh's message."""
-        try:
-            done = subprocess.run(
-                [self.exe, *args],
-                input=stdin,
-                env=self.env,
-                capture_output=True,
-                text=True,
-                timeout=GH_TIMEOUT,
-                stdin=None if stdin is not None else subprocess.DEVNULL,
-            )
-        except subprocess.TimeoutExpired:
-            raise DeliveryError(f"gh {args[0]} did not answer in {GH_TIMEOUT} s") from None
+        done = run_bounded(
+            [self.exe, *args],
+            env=self.env,
+            timeout=timeout_for(GH_TIMEOUT),
+            what=f"gh {' '.join(args[:2])}",
+            stdin=None if stdin is None else stdin.encode(),
+        )
+        out = done.stdout.decode(errors="replace")
         if done.returncode != 0:
-            said = (done.stderr or done.stdout).strip().splitlines()
+            said = (done.stderr.decode(errors="replace") or out).strip().splitlines()
             raise DeliveryError(
                 f"gh {' '.join(args[:2])} failed: {said[-1] if said else done.returncode}"
             )
-        return done.stdout
+        return out
 
     def json(self, *args: str, stdin: str | None = None) -> Any:
         """``gh ARGS``'s stdout parsed as JSON."""
@@ -62,3 +57,27 @@ class Gh:
             raise DeliveryError(
                 f"gh {' '.join(args[:2])} answered no JSON: {out[:200]!r}"
             ) from None
+
+    def json_list(self, *args: str) -> list[dict[str, Any]]:
+        """``gh ARGS``'s answer as a list of objects (none: empty); another shape is a
+        :class:`DeliveryError`."""
+        data = self.json(*args)
+        if data is None:
+            return []
+        if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
+            raise _shape(args, "a list of objects", data)
+        return data
+
+    def json_object(self, *args: str, stdin: str | None = None) -> dict[str, Any]:
+        """``gh ARGS``'s answer as one object; another shape is a :class:`DeliveryError`."""
+        data = self.json(*args, stdin=stdin)
+        if not isinstance(data, dict):
+            raise _shape(args, "an object", data)
+        return data
+
+
+def _shape(args: tuple[str, ...], wanted: str, data: Any) -> DeliveryError:
+    return DeliveryError(
+        f"gh {' '.join(args[:2])} answered JSON of another shape (not {wanted}): "
+        f"{json.dumps(data)[:200]}"
+    )

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from agentci.delivery.context import DeliveryError, GitHubContext
 from agentci.delivery.gh import Gh
+from agentci.delivery.process import GIT_TIMEOUT, run_bounded, timeout_for
 from agentci.gitenv import git_argv, git_env
 
 BOT_NAME = "github-actions[bot]"
@@ -50,19 +50,29 @@ def clip(text: str, limit: int = MAX_BODY) -> str:
     return text[: limit - 80] + "\n\n… (cut: the whole summary is summary.md in the artifact)\n"
 
 
+def _verb(args: tuple[str, ...]) -> str:
+    """The git command of ``args`` (``push`` of ``-c k=v … push …``)."""
+    i = 0
+    while i < len(args) - 1 and args[i] == "-c":
+        i += 2
+    return args[i] if i < len(args) else "git"
+
+
 def _git(
     workspace: Path, *args: str, env: dict[str, str] | None = None, stdin: bytes | None = None
 ) -> str:
-    done = subprocess.run(
+    done = run_bounded(
         git_argv(args, repo=workspace / ".git"),
         cwd=workspace,
         env=git_env(env),
-        input=stdin,
-        capture_output=True,
-        timeout=300,
+        stdin=stdin,
+        timeout=timeout_for(GIT_TIMEOUT),
+        what=f"git {_verb(args)}",
     )
     if done.returncode != 0:
-        raise DeliveryError(f"git {args[0]} failed: {done.stderr.decode(errors='replace').strip()}")
+        raise DeliveryError(
+            f"git {_verb(args)} failed: {done.stderr.decode(errors='replace').strip()}"
+        )
     return done.stdout.decode().strip()
 
 
@@ -94,14 +104,18 @@ def push_branch(workspace: Path, ctx: GitHubContext, gh: Gh, commit: str, branch
 def open_or_update(gh: Gh, ctx: GitHubContext, branch: str, title: str, body: str) -> Proposal:
     """Edit the open pull request from ``branch``, or create one."""
     repo = ctx.repository
-    found = gh.json("pr", "list", "--repo", repo, "--head", branch, "--state", "open",
+    found = gh.json_list("pr", "list", "--repo", repo, "--head", branch, "--state", "open",
                     "--json", "number,url")  # fmt: skip
     with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False, encoding="utf-8") as fh:
         fh.write(clip(body))
     try:
         if found:
-            number, url = str(found[0]["number"]), str(found[0]["url"])
-            gh.run("pr", "edit", number, "--repo", repo, "--title", title, "--body-file", fh.name)
+            number, url = found[0].get("number"), found[0].get("url")
+            if not isinstance(number, int) or not isinstance(url, str):
+                raise DeliveryError(f"gh pr list answered no number and url: {found[0]!r:.200}")
+            gh.run(
+                "pr", "edit", str(number), "--repo", repo, "--title", title, "--body-file", fh.name
+            )
             return Proposal(branch, url, created=False)
         out = gh.run("pr", "create", "--repo", repo, "--head", branch,
                      "--base", ctx.base_branch(), "--title", title, "--body-file", fh.name)  # fmt: skip
