@@ -40,6 +40,9 @@ class BatchOptions:
 
 def launch_batch(opts: BatchOptions) -> int:
     """Run the batch; return the process exit code (70 when a bug escapes)."""
+    from agentci.loop import early
+
+    early.remember()  # a signal from now on: every task ends cancelled, with its outputs
     try:
         return _launch(opts)
     except Exception as err:  # noqa: BLE001 - the exit code must still tell the truth
@@ -139,6 +142,9 @@ async def _run_with_signals(batch: Any) -> dict[str, Any]:
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, handler)
+    from agentci.loop import early
+
+    batch.signal_name = batch.signal_name or early.pending()  # came while it was set up
     result: dict[str, Any] = await batch.run()
     return result
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 
 import click
 
@@ -62,8 +63,16 @@ def _reserve_std_fds() -> None:
 def main() -> None:
     """Entry point of the ``agentci`` console script."""
     _reserve_std_fds()
+    from agentci.errors import EarlySignal
+    from agentci.loop import early
+    from agentci.outcome import Status, exit_code_for
+
+    early.install()  # a signal in the first moments still exits 130 / 143 (agentci.loop.early)
     try:
         cli(prog_name="agentci")
+    except EarlySignal as sig:
+        print(f"agentci: cancelled by {sig.signal_name}", file=sys.stderr)
+        raise SystemExit(exit_code_for(Status.cancelled, signal_name=sig.signal_name)) from None
     finally:
         # Everything is written by now. Freezing the heap spares the interpreter's final
         # garbage collection a walk over every SDK object (about 0.15 s at exit).

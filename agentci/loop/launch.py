@@ -78,6 +78,9 @@ def _sinks(
 
 def launch(opts: LaunchOptions) -> int:
     """Run the recipe; return the process exit code (70 when a bug escapes, see loop.crash)."""
+    from agentci.loop import early
+
+    early.remember()  # a signal from now on: the run starts cancelled, with its outputs
     try:
         return _launch(opts)
     except Exception as err:  # noqa: BLE001 - the exit code must still tell the truth
@@ -241,6 +244,9 @@ def on_signals(runner: Runner, loop: asyncio.AbstractEventLoop) -> None:
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, handler)
+    from agentci.loop import early
+
+    runner.signal_name = runner.signal_name or early.pending()  # came while it was set up
 
 
 def _exit_now(runner: Runner) -> None:

@@ -89,6 +89,8 @@ class Runner:
             )
         )
         reports, patches = self.reports, self.patches
+        if self.signal_name is not None:  # it came while the run was set up (loop/early.py)
+            self.emitter.emit(ev.UserCancelled(signal=self.signal_name))
         if recipe.budget.total is not None and self.settings.totals is None:
             self.settings.totals = RunTotals(recipe.budget.total)
         for plan in self.plans:
@@ -110,6 +112,15 @@ class Runner:
             task.budget.release()  # a reservation a cancelled call left on budget.total
             patches[plan.name] = task.patch
         self.current = None
+        if self.signal_name is not None:  # the tasks the signal came before
+            code = exit_code_for(Status.cancelled, signal_name=self.signal_name)
+            done = {r.name for r in reports}
+            for plan in self.plans:
+                if plan.name not in done:
+                    reason = f"cancelled by {self.signal_name} before it started"
+                    reports.append(TaskReport(plan.name, Status.cancelled, code, reason,
+                                              model=plan.model.name))  # fmt: skip
+                    patches[plan.name] = ""
         status, code = run_outcome([(r.status, r.exit_code) for r in reports])
         reason = next(
             (f"{r.name}: {r.reason}" for r in reports if r.status == status and r.reason), ""
@@ -137,13 +148,14 @@ class Runner:
         from agentci.outputs.child import write_outputs_in_child
 
         out, rd = self.out_dir, self.redactor
+        before = self.signal_name  # a signal the run has already ended on (and reported)
         self._writing = asyncio.ensure_future(write_outputs_in_child(out, report, patches, rd))
         try:
             failed = await self._writing
-            if self.signal_name is not None:  # the signal ended the writer before we saw it
+            if before is None and self.signal_name is not None:  # it ended the writer first
                 raise asyncio.CancelledError
         except asyncio.CancelledError:
-            if self.signal_name is None:
+            if self.signal_name is None or before is not None:
                 raise
             report.status = Status.cancelled
             report.exit_code = exit_code_for(Status.cancelled, signal_name=self.signal_name)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -138,3 +139,86 @@ def test_after_sigkill_the_log_parses_and_the_next_run_starts_clean(tmp_path: Pa
     previous = jsonl_lines(case.out.with_name("out.prev") / "events.jsonl")
     assert previous[0]["run_id"] == first_run
     assert not [p for p in case.out.rglob(".*tmp*")]
+
+
+def test_a_signal_mid_model_call_is_reported_once_at_its_moment(tmp_path: Path):
+    turns = [{"text": "never sent", "stall_after": 0, "stall_seconds": 60}]
+    with FakeGemini(turns) as fake:
+        case = make_case(tmp_path, None, {"model": {"name": "gemini-2.5-flash"}})
+        proc = case.popen("-q", env=fake.env())
+        wait_for(lambda: len(fake.generate_requests) >= 1, what="the model call")
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 130
+    lines = jsonl_lines(case.out / "events.jsonl")
+    assert [(e["type"], e["signal"]) for e in lines if e["type"] == "user_cancelled"] == [
+        ("user_cancelled", "SIGINT")
+    ]
+    result = yaml.safe_load((case.out / "result.json").read_text())
+    assert result["reason"] == "cancelled by SIGINT"
+    assert lines[-1]["reason"] == "cancelled by SIGINT"
+
+
+def _blocked_on_a_fifo(case: Case) -> Path:
+    """The recipe's system_prompt file is a FIFO: agentci waits on it while it checks the recipe,
+    before any task starts (a slow file system, a recipe still being written)."""
+    fifo = case.root / "extra.md"
+    os.mkfifo(fifo)
+    recipe = yaml.safe_load(case.recipe.read_text())
+    case.recipe.write_text(yaml.safe_dump({**recipe, "system_prompt": {"append": "extra.md"}}))
+    return fifo
+
+
+def _open_when_read(fifo: Path) -> int:
+    """The FIFO's writing end, once agentci has opened it for reading."""
+    fd: list[int] = []
+
+    def opened() -> bool:
+        try:
+            fd.append(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:  # ENXIO: no reader yet
+            return False
+        return True
+
+    wait_for(opened, what="agentci to read the recipe's files")
+    return fd[0]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_before_the_run_starts_ends_it_cancelled_with_outputs(tmp_path: Path, sig: int):
+    case = sleeping_case(tmp_path, f"sleep 63.{unique()}")
+    fifo = _blocked_on_a_fifo(case)
+    proc = case.popen("-q")
+    fd = _open_when_read(fifo)
+    proc.send_signal(sig)
+    os.write(fd, b"Be brief.\n")
+    os.close(fd)
+    code = proc.wait(timeout=60)
+    assert code == CODES[sig], proc.stderr.read() if proc.stderr else ""
+    lines = jsonl_lines(case.out / "events.jsonl")
+    assert (lines[-1]["type"], lines[-1]["status"], lines[-1]["exit_code"]) == (
+        "run_finished", "cancelled", code)  # fmt: skip
+    assert [e["signal"] for e in lines if e["type"] == "user_cancelled"] == [sig.name]
+    assert not [e for e in lines if e["type"] == "tool_call_request"]  # no task work was done
+    result = yaml.safe_load((case.out / "result.json").read_text())
+    assert (result["status"], result["exit_code"]) == ("cancelled", code)
+    assert [(t["status"], t["exit_code"]) for t in result["tasks"]] == [("cancelled", code)]
+    assert (case.out / "junit.xml").is_file() and (case.out / "patch.diff").read_text() == ""
+
+
+def test_a_sigint_before_a_batch_starts_ends_every_task_cancelled(tmp_path: Path):
+    case = sleeping_case(tmp_path, f"sleep 64.{unique()}")
+    fifo = _blocked_on_a_fifo(case)
+    cmd = [sys.executable, "-m", "agentci", "batch", str(case.recipe), "--out", str(case.out)]
+    proc = subprocess.Popen(cmd, cwd=case.repo, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    fd = _open_when_read(fifo)
+    proc.send_signal(signal.SIGINT)
+    os.write(fd, b"Be brief.\n")
+    os.close(fd)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    merged = yaml.safe_load((case.out / "result.json").read_text())
+    assert (merged["status"], merged["exit_code"]) == ("cancelled", 130)
+    assert [(t["status"], t["exit_code"]) for t in merged["tasks"]] == [("cancelled", 130)]
+    (task,) = merged["tasks"]
+    assert (case.out / task["dir"] / "patch.diff").read_text() == ""

@@ -1,0 +1,45 @@
+"""Signals that come before a run's own handlers are in place (the first second of ``run``,
+``batch`` or ``pre-commit``: imports, checking the recipe, preparing the output folder).
+
+:func:`install` (the ``agentci`` command, first thing) replaces Python's default handlers —
+SIGINT would raise KeyboardInterrupt, which click turns into "Aborted!" and exit 1; SIGTERM would
+end the process with no word — with one that raises :class:`~agentci.errors.EarlySignal`, so the
+command exits 130 / 143. Once a run is being set up (:func:`remember`), the first signal is only
+remembered: the run then starts cancelled — no task is started — and writes the outputs of a
+cancelled run (:func:`pending`). A second signal still ends the process at once.
+"""
+
+from __future__ import annotations
+
+import signal
+
+from agentci.errors import EarlySignal
+
+_pending: list[str] = []
+_remembering = False
+
+
+def _handler(signum: int, frame: object) -> None:
+    name = signal.Signals(signum).name
+    if _remembering and not _pending:
+        _pending.append(name)
+        return
+    raise EarlySignal(_pending[0] if _pending else name)
+
+
+def install() -> None:
+    """Handle SIGINT / SIGTERM from now on (see the module docstring)."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _handler)
+
+
+def remember() -> None:
+    """A run is being set up: the first signal from now on is remembered, not raised."""
+    global _remembering
+    install()
+    _remembering = True
+
+
+def pending() -> str | None:
+    """The signal that came while the run was set up, if any."""
+    return _pending[0] if _pending else None
