@@ -73,7 +73,7 @@ class PrivateGit:
                 check=False,
             )
         except FileNotFoundError as exc:
-            raise InvalidInput("git is not installed or not on PATH; agentci needs it") from exc
+            raise cannot_start(exc, work_tree or self.work_tree) from exc
         if proc.returncode not in ok or b"fatal:" in proc.stderr:
             err = proc.stderr.decode("utf-8", "replace").strip()
             raise GitFailed(f"git {' '.join(args[:2])} failed ({proc.returncode}): {err}")
@@ -88,13 +88,21 @@ class PrivateGit:
         return self.out(["write-tree"], index=index).decode().strip()
 
 
+def cannot_start(exc: FileNotFoundError, cwd: Path) -> Exception:
+    """Why git could not start: the folder it runs in is gone (:class:`GitFailed`, the run
+    cannot go on), or git is missing (:class:`InvalidInput`)."""
+    if not Path(cwd).is_dir():
+        return GitFailed(f"the folder {cwd} no longer exists (it was deleted during the run)")
+    return InvalidInput("git is not installed or not on PATH; agentci needs it")
+
+
 def create(git_dir: Path, work_tree: Path) -> PrivateGit:
     """Initialise a private git dir in the (empty, existing) folder ``git_dir``."""
     pg = PrivateGit(git_dir=git_dir, work_tree=work_tree, index=git_dir / "index")
     try:
         proc = run_git(["init", "-q", "--bare", str(git_dir)], cwd=git_dir)
     except FileNotFoundError as exc:
-        raise InvalidInput("git is not installed or not on PATH; agentci needs it") from exc
+        raise cannot_start(exc, git_dir) from exc
     if proc.returncode != 0:
         raise GitFailed(f"git init failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
     pg.run(["config", "core.bare", "false"])

@@ -131,3 +131,18 @@ def test_the_table_covers_every_status():
     for row in ROWS:
         expected = EXIT_CODES[Status(row.status)]
         assert row.code == expected or row.recipe.get("allow_no_changes")
+
+
+def test_a_workspace_deleted_during_the_run_is_named_as_such(tmp_path: Path):
+    """The model removes its own worktree: the run says the workspace is gone, not that git
+    is missing."""
+    rule = {"tool": "run_shell_command", "command": "rm", "decision": "allow"}
+    script = [{"calls": [{"name": "run_shell_command", "args": {"command": 'rm -rf "$PWD"'}}]},
+              {"text": "done"}]  # fmt: skip
+    case = make_case(tmp_path, script, {"workspace": {"isolation": "worktree"},
+                                        "policy": {"rules": [rule]}})  # fmt: skip
+    run = case.run()
+    reason = run.result["tasks"][0]["reason"]
+    assert "git is not installed" not in run.stderr + reason
+    assert "no longer exists" in reason
+    assert (run.result["exit_code"], run.code) == (70, 70)
