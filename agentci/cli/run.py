@@ -24,7 +24,19 @@ from agentci.cli.options import budget_overrides, parameter_options
     type=click.Choice(["read_only", "auto_edit", "yolo"]),
     help="Override policy.mode (the built-in recipe: read_only).",
 )
-@click.option("--verify", "verify_command", metavar="CMD", help="Override verify.command.")
+@click.option(
+    "--verify",
+    "verify_command",
+    metavar="CMD",
+    help="Override verify.command; the model may run CMD too (an allow rule).",
+)
+@click.option(
+    "--allow",
+    "allow",
+    multiple=True,
+    metavar="CMD",
+    help="Let the model run CMD, with any arguments (a run_shell_command allow rule; repeatable).",
+)
 @click.option(
     "--output-schema",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -91,6 +103,7 @@ def run_command(
     model: str | None,
     mode: str | None,
     verify_command: str | None,
+    allow: tuple[str, ...],
     output_schema: Path | None,
     params: tuple[str, ...],
     out_dir: Path | None,
@@ -112,7 +125,12 @@ def run_command(
     from agentci.cli.options import fail
     from agentci.errors import InvalidInput
     from agentci.loop.launch import LaunchOptions, launch
-    from agentci.recipe.prompt_recipe import RecipeFields, read_prompt
+    from agentci.recipe.prompt_recipe import (
+        RecipeFields,
+        piped_input,
+        read_prompt,
+        with_piped_input,
+    )
 
     if recipe is None and prompt is None:
         raise fail("give a RECIPE file, or a prompt with --prompt TEXT (--prompt - reads stdin)")
@@ -122,8 +140,15 @@ def run_command(
             text = read_prompt(prompt, sys.stdin)
         except InvalidInput as err:
             raise fail(str(err)) from None
+        if prompt != "-":
+            text = with_piped_input(text, piped_input(sys.stdin))
     fields = RecipeFields(
-        prompt=text, model=model, mode=mode, verify=verify_command, output_schema=output_schema
+        prompt=text,
+        model=model,
+        mode=mode,
+        verify=verify_command,
+        output_schema=output_schema,
+        allow=list(allow) or None,
     )
 
     overrides = budget_overrides(max_turns=max_turns, max_cost=max_cost, timeout=timeout)
@@ -148,6 +173,7 @@ def run_command(
             quiet=quiet,
             skip_if_proposed=skip_if_proposed,
             fields=fields,
+            answer_to_stdout=prompt is not None,
         )
     )
     raise SystemExit(code)

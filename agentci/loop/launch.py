@@ -51,6 +51,7 @@ class LaunchOptions:
     only_paths: list[str] | None = None  # pre-commit: the only files the agent may change
     skip_if_proposed: bool = False
     fields: RecipeFields | None = None  # --prompt, --model, --mode, --verify, --output-schema
+    answer_to_stdout: bool = False  # --prompt: the final answer on stdout, all else stderr
     key_when_needed: bool = False  # pre-commit: a missing API key matters only once the
     # baseline verify fails and the model is needed; otherwise it is refused before anything runs
 
@@ -173,10 +174,37 @@ def _launch(opts: LaunchOptions) -> int:
         return crash_exit(err, runner=runner, redactor=redactor)
     finally:
         emitter.close()
+    if not opts.quiet:
+        tell(f"agentci: outputs in {shown_path(out_dir)}/ (summary.md, patch.diff, report.html, …)")
     if opts.record is not None and not opts.quiet:
         tell(_replay_hint(opts.record, opts.recipe, len(plans)))
     _quiet_failure_line(opts, report, redactor)
+    if opts.answer_to_stdout and opts.output_format != "jsonl":
+        print_answer(report, redactor)
     return report.exit_code
+
+
+def shown_path(path: Path) -> str:
+    """``path`` as the user would type it: relative when it is under the working directory."""
+    rel = os.path.relpath(path, Path.cwd())
+    return str(path) if rel.startswith("..") else rel
+
+
+def print_answer(report: RunReport, redactor: Any) -> None:
+    """The final answer on stdout (``--prompt``): the structured answer as JSON when the run has
+    an output schema, else the model's last message."""
+    import json
+
+    task = report.tasks[0] if len(report.tasks) == 1 else None
+    if task is None:
+        return
+    if task.output is not None:
+        text = json.dumps(redactor.redact_obj(task.output), indent=2, ensure_ascii=False)
+    else:
+        text = redactor.redact(task.summary)
+    if text:
+        with contextlib.suppress(OSError, ValueError):  # a closed stdout changes nothing
+            print(text, flush=True)
 
 
 def _quiet_failure_line(opts: LaunchOptions, report: RunReport, redactor: Any) -> None:

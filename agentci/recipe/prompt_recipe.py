@@ -6,7 +6,10 @@ a wrong value is reported like a wrong key of the recipe (docs/prompts.md).
 
 from __future__ import annotations
 
+import os
 import re
+import select
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +40,7 @@ class RecipeFields:
     mode: str | None = None
     verify: str | None = None
     output_schema: Path | None = None  # relative to the working directory
+    allow: list[str] | None = None  # --allow CMD: commands the model may also run
 
     def __bool__(self) -> bool:
         return any(v is not None for v in vars(self).values())
@@ -84,6 +88,15 @@ def apply_fields(data: dict[str, Any], fields: RecipeFields, *, builtin: bool = 
         for task in data.get("tasks") or []:
             if isinstance(task, dict) and isinstance(task.get("verify"), dict):
                 task["verify"] = {**task["verify"], "command": fields.verify}
+    allowed = ([fields.verify] if fields.verify is not None else []) + (fields.allow or [])
+    if allowed:  # --verify CMD: the model may run the check it is judged by
+        policy = _section(data, "policy")
+        rules: list[Any] = policy["rules"] if isinstance(policy.get("rules"), list) else []
+        extra = [
+            {"tool": "run_shell_command", "command": command, "decision": "allow"}
+            for command in allowed
+        ]
+        data["policy"] = {**policy, "rules": [*rules, *extra]}
     if fields.output_schema is not None:
         output = _section(data, "output")
         data["output"] = {**output, "schema": str(fields.output_schema.resolve())}
@@ -103,6 +116,28 @@ def model_from_flag(name: str) -> str:
 def _section(data: dict[str, Any], key: str) -> dict[str, Any]:
     value = data.get(key)
     return dict(value) if isinstance(value, dict) else {}
+
+
+def piped_input(stdin: Any, wait: float = 1.0) -> str:
+    """What is piped into agentci (``echo log | agentci run --prompt "why"``): a pipe's or a
+    file's content; "" for a terminal, ``/dev/null``, or a pipe that stays silent for ``wait``
+    seconds (a CI step's open stdin must not hold the run)."""
+    try:
+        fd = stdin.fileno()
+        mode = os.fstat(fd).st_mode
+    except (AttributeError, OSError, ValueError):
+        return ""
+    if stat.S_ISREG(mode):
+        return str(stdin.read())
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        return ""
+    ready, _, _ = select.select([fd], [], [], wait)
+    return str(stdin.read()) if ready else ""
+
+
+def with_piped_input(prompt: str, piped: str) -> str:
+    """The prompt, then what was piped in (as ``gemini -p`` takes both)."""
+    return f"{prompt}\n\n{piped}" if piped.strip() else prompt
 
 
 def read_prompt(value: str, stdin: Any) -> str:

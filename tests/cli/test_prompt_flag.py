@@ -144,3 +144,49 @@ def test_a_missing_model_file_given_with_model_is_blamed_on_the_flag(tmp_path: P
     missing = tmp_path / "nope.yaml"
     assert f"agentci: error: --model: no such file: {missing}\n" in done.stderr
     assert "r.yaml:" not in done.stderr
+
+
+def test_the_final_answer_goes_to_stdout_and_everything_else_to_stderr(tmp_path: Path):
+    ws = init_repo(tmp_path / "ws", {"calc.py": "def add(a, b):\n    return a - b\n"})
+    with FakeGemini([{"text": "add() subtracts: `a - b`."}]) as fake:
+        done = _agentci(ws, "--prompt", "Why does add(2, 3) give -1?", env=fake.env())
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "add() subtracts: `a - b`.\n"
+    assert "agentci: no_changes (exit 0)" in done.stderr
+    assert done.stderr.splitlines()[-1].startswith("agentci: outputs in .agentci/out/ (")
+
+
+def test_a_structured_answer_goes_to_stdout_as_json(tmp_path: Path):
+    ws = init_repo(tmp_path / "ws", {"calc.py": "x = 1\n"})
+    schema = {"type": "object", "properties": {"cause": {"type": "string"}}, "required": ["cause"]}
+    (ws / "schema.json").write_text(json.dumps(schema))
+    turns = [{"function_calls": [{"name": "submit_result", "args": {"cause": "a sign"}}]}]
+    with FakeGemini(turns) as fake:
+        done = _agentci(ws, "--prompt", "Why?", "--output-schema", "schema.json", env=fake.env())
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"cause": "a sign"}
+
+
+def test_text_piped_in_is_added_to_a_text_prompt(tmp_path: Path):
+    ws = init_repo(tmp_path / "ws", {"a.txt": "x\n"})
+    with FakeGemini([{"text": "A typo."}]) as fake:
+        done = _agentci(ws, "--prompt", "why", "-q", stdin="E   NameError: nme\n", env=fake.env())
+        request = fake.generate_requests[0]
+    assert done.returncode == 0, done.stderr
+    assert request.contents[0]["parts"][-1]["text"] == "why\n\nE   NameError: nme\n"
+
+
+def test_verify_and_allow_let_the_model_run_those_commands(tmp_path: Path):
+    ws = init_repo(tmp_path / "ws", {"calc.py": "x = 1\n"})
+    calls = [
+        {"name": "run_shell_command", "args": {"command": "python -c 'import calc' -v"}},
+        {"name": "run_shell_command", "args": {"command": "git log --oneline"}},
+        {"name": "run_shell_command", "args": {"command": "python -c 'print(2)'"}},
+    ]
+    turns = [{"function_calls": calls}, {"text": "Checked."}]
+    args = ["--prompt", "Check.", "--verify", "python -c 'import calc'", "--allow", "git log"]
+    with FakeGemini(turns) as fake:
+        done = _agentci(ws, *args, "-q", env=fake.env())
+    assert done.returncode == 0, done.stderr
+    decisions = [e for e in _events(ws / ".agentci/out") if e.type == "tool_call_decision"]
+    assert [d.decision for d in decisions] == ["allow", "allow", "deny"]

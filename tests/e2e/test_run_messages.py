@@ -15,7 +15,8 @@ def test_an_invalid_input_message_is_printed_once(tmp_path: Path):
     run = case.run()
     assert run.code == 2
     assert run.stderr.count("nowhere does not exist") == 1, run.stderr
-    assert run.stderr.splitlines()[-1] == "agentci: invalid_input (exit 2), 0 tokens"
+    assert run.stderr.splitlines()[-2] == "agentci: invalid_input (exit 2), 0 tokens"
+    assert run.stderr.splitlines()[-1].startswith(f"agentci: outputs in {case.out}/ (")
 
 
 def test_a_template_error_in_run_names_file_line_and_field_once(tmp_path: Path):
