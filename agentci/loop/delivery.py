@@ -27,6 +27,7 @@ from agentci.loop.plan import TaskPlan
 from agentci.loop.task import Emit, RunSettings, TaskRun
 from agentci.outcome import Status
 from agentci.outputs.branch import BranchError, Repo, commit_message
+from agentci.outputs.redact import Redactor
 from agentci.outputs.report import TaskReport
 
 ALREADY_PROPOSED = "already_proposed"
@@ -136,7 +137,13 @@ class Delivery:
             return {"already_proposed": True, "commit": found.commit, "refs": found.ref,
                     "patch_hash": patch_hash}  # fmt: skip
         key = self.key(plan)
-        message = commit_message(subject, summary, patch_hash=patch_hash, task=key, base=base)
+        redact = (self.settings.redactor or Redactor.from_environ()).redact
+        if redact(branch) != branch:
+            raise BranchError("the branch name holds a secret: no branch is made")
+        # the message is an output like every other: no secret in clear (the summary may hold one)
+        message = commit_message(
+            redact(subject), redact(summary), patch_hash=patch_hash, task=key, base=base
+        )
         commit = self.repo.commit_patch(
             branch, base, patch, message, task=key, directory=self.directory
         )

@@ -112,6 +112,7 @@ class TaskRun:
         report = TaskReport(name=self.plan.name, status=Status.internal_error, exit_code=70)
         workspace = None
         try:
+            from agentci.outputs.outdir import refuse_inside_workspace
             from agentci.workspace import prepare_workspace
 
             ws_config, override = self.settings.recipe.workspace, self.settings.workspace_override
@@ -119,6 +120,7 @@ class TaskRun:
                 ws_config = ws_config.model_copy(update={"path": str(override)})
             workspace = prepare_workspace(ws_config, base_dir=self.settings.base_dir)
             self._workspace = workspace.path
+            refuse_inside_workspace(self.plan.out_dir, workspace.path)
             if workspace.isolation == "worktree":
                 self._check_worktree_base(workspace.original)
             elif workspace.isolation == "none":  # one run at a time edits a folder in place
@@ -371,6 +373,10 @@ class TaskRun:
             return  # the baseline already passes: nothing to fix, no tokens spent
         session = new_session()
         self.tracker = await ChangeTracker.start(workspace, exclude=self._excluded(workspace))
+        if self.plan.guards.allowed_paths is not None:  # ignored files are put back after
+            from agentci.verify.kept import keep_ignored
+
+            await asyncio.to_thread(keep_ignored, self.tracker.baseline)
         check.tracker = self.tracker
         block = context.block()  # the project context goes with the first prompt only
         while prompt is not None:

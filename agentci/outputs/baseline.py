@@ -54,6 +54,7 @@ class Baseline:
     overlay: dict[str, tuple[Entry, Entry]] = field(default_factory=dict)  # verify's writes
     rules_dir: Path | None = None
     unreadable_at_start: list[str] = field(default_factory=list)
+    kept: dict[str, int] = field(default_factory=dict)  # ignored files kept (rel → mode)
 
     @property
     def git(self) -> PrivateGit:

@@ -176,3 +176,23 @@ def release_reserve(out_dir: Path) -> bool:
     except OSError:
         return False
     return True
+
+
+def refuse_inside_workspace(out_dir: Path, workspace: Path) -> None:
+    """Refuse an output folder the agent could write: inside the workspace and not below its
+    ``.agentci/`` (which the file tools refuse and the sandbox mounts read-only). There the
+    agent could rewrite ``events.jsonl`` before ``report.html`` is made from it, or plant what
+    a later step reads. Raises :class:`InvalidInput` (before any model call)."""
+    out = Path(os.path.realpath(out_dir))
+    ws = Path(os.path.realpath(workspace))
+    try:
+        rel = out.relative_to(ws)
+    except ValueError:
+        return
+    if rel.parts and rel.parts[0] == ".agentci" and len(rel.parts) > 1:
+        return
+    raise InvalidInput(
+        f"outputs.dir / --out {out_dir}: inside the workspace ({ws}), where the agent could "
+        "rewrite the outputs before agentci reads them back; use a folder below .agentci/ "
+        "(the default, .agentci/out, is read-only to the agent) or one outside the workspace"
+    )

@@ -11,7 +11,9 @@ guard                  violated when                                            
 
 Globs are workspace-relative, gitignore-style (``src/**``, ``*.md``). Path guards are enforced by
 :func:`revert_paths`: the offending files go back to their state before the agent (new files are
-deleted), so the patch never contains them. Size guards cannot be fixed by agentci; they fail
+deleted), so the patch never contains them. Under ``allowed_paths`` the ignored files the agent
+wrote outside them are put back too (:mod:`agentci.verify.kept`): in pre-commit mode nothing
+but the staged files stays changed, a developer's ignored ``.env`` included. Size guards cannot be fixed by agentci; they fail
 the task and the patch shows the whole change for review.
 """
 
@@ -26,6 +28,7 @@ from agentci.outputs.privgit import GitFailed
 from agentci.outputs.snapshot import Baseline
 from agentci.policy.paths import anchored
 from agentci.recipe.schema import Guards
+from agentci.verify.kept import restore_ignored
 
 PATH_GUARDS = ("allowed_paths", "forbid_test_edits")
 
@@ -39,11 +42,13 @@ class GuardResult:
     message: str = ""
     paths: list[str] = field(default_factory=list)  # the offending files
     reverted: list[str] = field(default_factory=list)  # files agentci put back
+    ignored_restored: list[str] = field(default_factory=list)  # ignored files put back
 
     def as_dict(self) -> dict[str, object]:
         """For result.json (``extra.guards``)."""
         return {"name": self.name, "passed": self.passed, "message": self.message,
-                "paths": list(self.paths), "reverted": list(self.reverted)}  # fmt: skip
+                "paths": list(self.paths), "reverted": list(self.reverted),
+                **({"ignored_restored": self.ignored_restored} if self.ignored_restored else {})}  # fmt: skip
 
 
 def configured(guards: Guards) -> bool:
@@ -116,15 +121,18 @@ def revert_paths(baseline: Baseline, paths: list[str]) -> list[str]:
 
 
 def revert_refused(guards: Guards, baseline: Baseline, change: Change) -> list[GuardResult]:
-    """Check the guards on ``change`` and revert every file a path guard refuses. The size
-    guards of the results are those of ``change``: measure again after a revert."""
+    """Check the guards on ``change`` and revert every file a path guard refuses; under
+    ``allowed_paths``, put back the ignored files the agent wrote outside them too (listed in
+    ``ignored_restored``; they do not fail the guard: a test run's cache is such a file). The
+    size guards of the results are those of ``change``: measure again after a revert."""
     results = check_guards(guards, change)
     offending = sorted({p for r in results if r.name in PATH_GUARDS for p in r.paths})
-    if not offending:
-        return results
-    reverted = set(revert_paths(baseline, offending))
+    reverted = set(revert_paths(baseline, offending)) if offending else set()
     for r in results:
         r.reverted = [p for p in r.paths if p in reverted]
+        if r.name == "allowed_paths" and guards.allowed_paths and change.ignored_written:
+            spec = anchored(guards.allowed_paths)
+            r.ignored_restored = restore_ignored(baseline, spec, change.ignored_written)[1]
     return results
 
 

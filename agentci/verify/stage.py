@@ -247,7 +247,9 @@ class ChangeCheck:
         try:
             if self.has_guards and not self.skipped and self.tracker is not None:
                 results = await self._revert(await self.tracker.change())
-                if any(r.reverted for r in results) or not self.guard_results:
+                if any(r.reverted or r.ignored_restored for r in results) or not (
+                    self.guard_results
+                ):
                     self.guard_results = results
         finally:
             shutil.rmtree(self._tmp, ignore_errors=True)
@@ -260,6 +262,15 @@ class ChangeCheck:
         """Each revert is an ``error`` event (kind ``guard_reverted``), remembered for the
         guard's testcase and summary.md."""
         for r in results:
+            if r.ignored_restored:  # put back, not a refusal of the change: the guard holds
+                files = ", ".join(r.ignored_restored)
+                self.emit(
+                    ev.Error(
+                        kind="guard_reverted",
+                        message=f"guard {r.name} put back {len(r.ignored_restored)} ignored "
+                        f"file(s) the agent wrote: {files}",
+                    )
+                )
             if r.reverted:
                 done = self.reverted.setdefault(r.name, [])
                 done.extend(p for p in r.reverted if p not in done)
@@ -278,7 +289,8 @@ class ChangeCheck:
         if not done:
             return result
         message = result.message or f"{len(done)} changed file(s) refused: {', '.join(done)}"
-        return GuardResult(result.name, False, message, sorted(set(result.paths) | set(done)), done)
+        paths = sorted(set(result.paths) | set(done))
+        return GuardResult(result.name, False, message, paths, done, result.ignored_restored)
 
     def summary(self) -> dict[str, Any] | None:
         """``extra.verify`` in result.json: baseline, attempts and the per-test changes."""

@@ -182,3 +182,14 @@ def test_a_crash_after_a_task_finished_keeps_that_tasks_outputs(tmp_path: Path):
     assert (run.out / "tasks/two/patch.diff").read_text() == ""
     assert run.events[-1].type == "run_finished"
     assert (run.events[-1].status, run.events[-1].exit_code) == ("internal_error", 70)
+
+
+def test_the_commit_message_is_redacted_like_every_output(tmp_path: Path):
+    token, key = "ghs_CanaryGithubToken00000000000000000", "AIzaCanaryGeminiKey0000000000000000000"
+    script = [write_call("VERSION", "1.1\n"), {"text": f"Bumped. Used {token} and {key}."}]
+    case = make_case(tmp_path, script, RECIPE, {"VERSION": "1.0\n"})
+    run = case.run(env={"GITHUB_TOKEN": token, "GEMINI_API_KEY": key})
+    assert run.code == 0, run.stderr
+    message = git(case.repo, "log", "-1", "--format=%B", BRANCH)
+    assert message.startswith("chore: bump by maint\n\nBumped. Used *** and ***.\n")
+    assert token not in message and key not in message

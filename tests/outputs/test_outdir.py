@@ -13,6 +13,8 @@ import pytest
 from agentci.errors import InvalidInput
 from agentci.outputs.outdir import MARKER, lock_workspace, prepare_out_dir
 from agentci.tempdirs import prune_leftovers
+from agentci.testing.case import write_case
+from agentci.testing.cli import run_recipe
 
 
 def test_a_users_folder_that_looks_like_outputs_is_never_moved_or_deleted(
@@ -134,3 +136,17 @@ def test_a_worktree_left_by_a_killed_run_is_unregistered(tmp_path: Path) -> None
     listed = subprocess.run(["git", "worktree", "list", "--porcelain"], cwd=repo,
                             capture_output=True, text=True).stdout  # fmt: skip
     assert str(left) not in listed and not left.exists()
+
+
+def test_an_output_folder_the_agent_could_write_is_invalid_input(tmp_path: Path) -> None:
+    case = write_case(tmp_path, [{"text": "done"}], {"outputs": {"dir": "agent-out"}})
+    run = run_recipe(case.recipe, case.repo / "agent-out", cwd=case.repo)
+    assert run.code == 2, run.stderr
+    assert run.result["status"] == "invalid_input"
+    assert run.result["reason"] == (
+        f"case: outputs.dir / --out {case.repo / 'agent-out'}: inside the workspace ({case.repo}), "
+        "where the agent could rewrite the outputs before agentci reads them back; use a folder "
+        "below .agentci/ (the default, .agentci/out, is read-only to the agent) or one outside "
+        "the workspace"
+    )
+    assert run.result["usage"]["model_calls"] == 0

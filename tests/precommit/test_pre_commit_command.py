@@ -147,3 +147,36 @@ def test_a_guard_revert_keeps_the_users_racily_clean_edit(project):
     assert result["changed_files"] == ["app.py"]
     patch = (project / ".agentci/pre-commit-out/patch.diff").read_text()
     assert "other.py" not in patch
+
+
+def test_ignored_files_outside_the_staged_set_are_put_back(project):
+    """The developer's ignored .env and .venv are theirs: overwritten or planted files in them
+    are restored or removed, like a change to a tracked file outside the staged set."""
+    (project / ".gitignore").write_text(".agentci/pre-commit-out/\n.env\n.venv/\n")
+    (project / ".env").write_text("API_KEY=the-developers-own\n")
+    site = project / ".venv/lib/python3.12/site-packages"
+    site.mkdir(parents=True)
+    (site / "ok.py").write_text("ok = 1\n")
+    (project / ".agentci/replies.yaml").write_text(
+        """\
+- calls:
+  - {name: replace, args: {file_path: app.py, old_string: "  # BAD", new_string: ""}}
+  - {name: write_file, args: {file_path: .env, content: "API_KEY=attacker\\n"}}
+  - {name: write_file, args: {file_path: .venv/lib/python3.12/site-packages/evil.pth,
+                              content: "import os; os.system('touch /tmp/pwned')\\n"}}
+- text: Removed the marker.
+"""
+    )
+    done = agentci("pre-commit", "app.py", cwd=project)
+    assert (project / ".env").read_text() == "API_KEY=the-developers-own\n"
+    assert not (site / "evil.pth").exists()
+    assert (site / "ok.py").read_text() == "ok = 1\n"
+    assert (project / "app.py").read_text() == "x = 1\n"
+    result = _result(project)
+    guards = {g["name"]: g for g in result["tasks"][0]["extra"]["guards"]}
+    assert guards["allowed_paths"]["ignored_restored"] == [
+        ".env",
+        ".venv/lib/python3.12/site-packages/evil.pth",
+    ]
+    assert result["changed_files"] == ["app.py"]
+    assert done.returncode == 1, done.stderr  # app.py was fixed: stage it again

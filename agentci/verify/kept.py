@@ -1,0 +1,90 @@
+"""Ignored files under ``guards.allowed_paths``: kept at the baseline, put back after the agent.
+
+A patch never shows files the baseline's ignore rules ignore (``.env``, ``.venv/``), so the
+path guards, which revert what the patch shows, never saw them: in pre-commit mode (whose
+``allowed_paths`` are the staged files) the agent could overwrite the developer's ignored
+``.env`` or plant a ``.pth`` in ``.venv`` and nothing was undone. So when a task has
+``allowed_paths``:
+
+* at the baseline, :func:`keep_ignored` copies each ignored regular file (at most
+  :data:`MAX_FILE_BYTES` each, :data:`MAX_TOTAL_BYTES` in all) into the private git dir, read
+  through :mod:`agentci.workspace_io`;
+* after the agent, :func:`restore_ignored` puts back every ignored file outside
+  ``allowed_paths`` that changed, and deletes every ignored file the agent added, all beneath
+  the workspace without following a link. A changed file that was too large to keep is named
+  as not restored; a deleted one is not brought back (a verify run may delete caches).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from pathlib import Path
+
+import pathspec
+
+from agentci import workspace_io
+from agentci.outputs.baseline import Baseline
+
+#: Ignored files larger than this are fingerprinted only (a change is reported, not undone).
+MAX_FILE_BYTES = 4 << 20
+#: Bytes of ignored files kept at most, per task.
+MAX_TOTAL_BYTES = 64 << 20
+
+
+def _kept_dir(b: Baseline) -> Path:
+    return b.git_dir / "kept"
+
+
+def keep_ignored(b: Baseline) -> None:
+    """Copy the baseline's ignored files (see the module docstring) into the private git dir."""
+    total = 0
+    store = _kept_dir(b)
+    store.mkdir(exist_ok=True)
+    for path, (size, _, _, mode) in sorted(b.ignored_ref.items()):
+        rel = b.rel(path)
+        if rel is None or not stat.S_ISREG(mode) or size > MAX_FILE_BYTES:
+            continue
+        if total + size > MAX_TOTAL_BYTES:
+            break
+        with contextlib.suppress(workspace_io.UnsafePath, OSError):
+            data = workspace_io.read_bytes(b.workspace, rel, MAX_FILE_BYTES, hardlinks=True)
+            workspace_io.write_bytes(store, rel, data, 0o600)
+            b.kept[rel] = stat.S_IMODE(mode)
+            total += len(data)
+
+
+def _fingerprint(b: Baseline, rel: str) -> tuple[int, int, int, int] | None:
+    try:
+        st = os.lstat(b.workspace / rel)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_mode)
+
+
+def restore_ignored(
+    b: Baseline, allowed: pathspec.PathSpec, written: list[str]
+) -> tuple[list[str], list[str]]:
+    """Undo the agent's writes to ignored files outside ``allowed`` (``written``: the ignored
+    files the last snapshot saw new or changed, workspace-relative). Returns (the offending
+    files, those put back)."""
+    ref = {rel: path for path in b.ignored_ref if (rel := b.rel(path)) is not None}
+    offending = sorted(p for p in written if not allowed.match_file(p))
+    done: list[str] = []
+    for rel in offending:
+        try:
+            if rel not in ref:  # new: the agent made it
+                workspace_io.unlink(b.workspace, rel)
+            elif rel in b.kept:
+                data = workspace_io.read_bytes(_kept_dir(b), rel, MAX_FILE_BYTES, hardlinks=True)
+                workspace_io.write_bytes(b.workspace, rel, data, b.kept[rel])
+                now = _fingerprint(b, rel)
+                if now is not None:  # the baseline's content again: not a change any more
+                    b.ignored_ref[ref[rel]] = now
+            else:
+                continue  # too large to keep: reported, not undone
+        except (workspace_io.UnsafePath, OSError):
+            continue
+        done.append(rel)
+    return offending, done
