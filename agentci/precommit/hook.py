@@ -151,8 +151,15 @@ def _needs_a_key(path: Path) -> bool:
 
 
 def _changed_files(out_dir: Path) -> list[str]:
+    """result.json's changed files, read as data through :mod:`agentci.workspace_io` (the
+    output folder is in the checkout: no link followed, no FIFO waited on)."""
+    from agentci import workspace_io
+
     try:
-        result = json.loads((out_dir / "result.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = workspace_io.read_bytes(out_dir, "result.json", 64 << 20)
+        result = json.loads(data.decode("utf-8"))
+    except (OSError, ValueError, workspace_io.UnsafePath):
+        return []
+    if not isinstance(result, dict) or not isinstance(result.get("changed_files"), list):
         return []
     return [str(f) for f in result.get("changed_files", [])]
