@@ -20,8 +20,9 @@ protocol with the Turn:
 * :class:`~agentci.events.types.ModelFallback` is yielded when the chat switches to the next
   model of ``model.fallback`` (quota exhausted, or retries spent); ``Chat.model`` stays on it.
 
-Errors raised: :class:`~agentci.errors.Blocked` (content or prompt blocked) and
-:class:`~agentci.errors.ProviderFailed` (auth, bad request, retries spent, quota without a
+Errors raised: :class:`~agentci.errors.Blocked` (content or prompt blocked),
+:class:`~agentci.errors.BudgetExhausted` (``max_output_tokens``: thoughts only, cut at the output
+limit — retrying would bill the same again) and :class:`~agentci.errors.ProviderFailed` (auth, bad request, retries spent, quota without a
 fallback). Transient faults (429, 408, 5xx, connection errors, timeouts, cut or malformed
 streams) are retried with exponential backoff and jitter (tenacity's ``wait_exponential_jitter``);
 a server-suggested delay is honoured up to ``retry.max_delay_seconds``.
@@ -36,7 +37,7 @@ from typing import Any, Protocol
 
 from tenacity import RetryCallState, wait_exponential_jitter
 
-from agentci.errors import Blocked, NoUsableAnswer, ProviderFailed
+from agentci.errors import Blocked, BudgetExhausted, NoUsableAnswer, ProviderFailed
 from agentci.events.types import Error, Event, InvalidStream, ModelFallback, Retry
 from agentci.providers.base import (
     Message,
@@ -175,6 +176,7 @@ class Chat:
                 _Unusable,
                 Blocked,
                 ProviderFailed,
+                BudgetExhausted,
             ) as e:
                 failure = e
             except BaseException:  # cancelled or abandoned: still counted, no event
@@ -185,7 +187,7 @@ class Chat:
                 yield meter.after_call(sent, seen.usage)
             if failure is None:
                 return
-            if isinstance(failure, (Blocked, ProviderFailed)):
+            if isinstance(failure, (Blocked, ProviderFailed, BudgetExhausted)):
                 raise failure
             if isinstance(failure, ProviderDegraded):
                 yield Error(kind=failure.kind, message=str(failure))
@@ -265,9 +267,22 @@ class Chat:
                 f"finish reason {finish}" if finish else "the stream ended without a finish reason"
             )
             raise _Unusable(reason, NUDGES["default"])
+        if outcome is Outcome.TRUNCATED and not held and not has_text:
+            raise self._thought_out(seen.usage)
         if not held and not has_text:
             raise _Unusable("empty reply (no text, no function call)", NUDGES["default"])
         yield ModelChunk(parts=list(held), finish_reason=finish, model_version=last_version)
+
+    def _thought_out(self, usage: Usage | None) -> BudgetExhausted:
+        """The whole output limit went to thinking (no text, no call): another try would
+        spend the same, so the task ends ``budget_exhausted`` (``max_output_tokens``)."""
+        used = (usage.output_tokens + usage.thoughts_tokens) if usage is not None else 0
+        cap = self.config.max_output_tokens or used
+        return BudgetExhausted(
+            "max_output_tokens", used, cap,
+            "the model spent the whole output limit thinking, with no answer and no tool call; "
+            "raise model.max_output_tokens or lower model.thinking_budget",
+        )  # fmt: skip
 
     async def _timed(self, stream: AsyncIterator[ModelChunk]) -> AsyncIterator[ModelChunk]:
         """The provider's stream with a first-chunk and an inactivity timeout."""

@@ -144,3 +144,19 @@ def test_the_wall_clock_cancels_a_stalled_model_call(tmp_path: Path):
     assert_agree(run, "budget_exhausted", 3)
     assert exhausted(run).limit == "max_wall_seconds"
     assert took < 20  # not the 60 s stall nor the 120 s request timeout
+
+
+def test_an_answer_of_thoughts_cut_at_the_output_limit_is_budget_exhausted(tmp_path: Path):
+    from agentci.testing.fake_gemini import FakeGemini
+
+    turns = [{"thought": "thinking at length", "finish_reason": "MAX_TOKENS"}] * 3
+    with FakeGemini(turns) as fake:
+        case = make_case(tmp_path, None, {"model": {"name": "gemini-2.5-flash"}})
+        run = case.run(env=fake.env())
+        calls = len(fake.generate_requests)
+    assert_agree(run, "budget_exhausted", 3)
+    assert calls == 1
+    assert run.result["usage"]["model_calls"] == 1
+    assert run.result["reason"].endswith(
+        "raise model.max_output_tokens or lower model.thinking_budget)"
+    )

@@ -6,7 +6,7 @@ import pytest
 from gemini_helpers import Sleeps, make_chat, model_config, request, run
 from google.genai import types
 
-from agentci.errors import Blocked, InvalidInput, ProviderFailed
+from agentci.errors import Blocked, BudgetExhausted, InvalidInput, ProviderFailed
 from agentci.providers.base import Message, TextPart, ToolCallPart, ToolResultPart
 from agentci.providers.finish import FINISH_REASONS, Outcome
 from agentci.providers.gemini import GeminiProvider
@@ -290,3 +290,14 @@ def test_a_refused_connection_to_a_loopback_base_url_fails_at_once(raw_path: boo
     assert f"connection refused by {url}" in str(res.error)
     assert res.events("retry") == [] and res.events("model_fallback") == []
     assert chat._sleep.delays == []
+
+
+def test_thinking_cut_at_the_output_limit_is_budget_exhausted_at_once(fake: FakeGemini) -> None:
+    """The model spent its whole output limit thinking (thoughts only, MAX_TOKENS): asking
+    again would bill the same again; the task ends budget_exhausted, not provider_error."""
+    fake.add(*[{"thought": "thinking at length", "finish_reason": "MAX_TOKENS"}] * 3)
+    res = run(make_chat(fake), request("hi"))
+    assert isinstance(res.error, BudgetExhausted), res.error
+    assert res.error.limit == "max_output_tokens"
+    assert "spent the whole output limit thinking" in str(res.error)
+    assert len(fake.generate_requests) == 1  # billed once, not three times
