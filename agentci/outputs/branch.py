@@ -84,7 +84,9 @@ class Repo:
             done = subprocess.run(
                 git_argv(list(args), repo=self.git_dir),
                 cwd=self.top,
-                env=git_env(env),
+                env=git_env(
+                    {"GIT_DIR": str(self.git_dir), "GIT_WORK_TREE": str(self.top), **(env or {})}
+                ),
                 input=stdin or b"",
                 capture_output=True,
                 check=False,
