@@ -112,7 +112,7 @@ def test_the_replay_of_the_events_is_the_console_output(demo: Run):
     for ci in ("true", ""):  # the console view is the same whether CI is set or not
         done = agentci("replay", str(demo.out / "events.jsonl"), env={"CI": ci})
         assert done.returncode == 0, done.stderr
-        assert done.stdout == demo.stderr
+        assert done.stdout == _console_view(demo.stderr)
 
 
 def test_the_summary_replay_is_summary_md(demo: Run):
@@ -124,4 +124,34 @@ def test_the_verbose_replay_is_the_verbose_console_output(tmp_path: Path):
     run = run_recipe(DEMO / "recipe.yaml", tmp_path / "out", "-v", cwd=ROOT)
     assert "  turn 1" in run.stderr.splitlines()  # -v shows what the plain console does not
     done = agentci("replay", str(run.out), "-v")
-    assert done.stdout == run.stderr
+    assert done.stdout == _console_view(run.stderr)
+
+
+def _console_view(stderr: str) -> str:
+    """The run's stderr without its last line, which says where the outputs are (the events
+    do not hold it)."""
+    *view, last = stderr.splitlines(keepends=True)
+    assert last.startswith("agentci: outputs in ")
+    return "".join(view)
+
+
+def test_the_readmes_apply_command_fixes_the_demo_project_in_the_checkout(
+    demo: Run, tmp_path: Path
+):
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index("```bash\n", readme.index("<!-- apply-command -->")) + len("```bash\n")
+    command = readme[start : readme.index("```", start)].strip()
+    checkout = tmp_path / "agentci"
+    shutil.copytree(DEMO / "project", checkout / "examples/fix-failing-test/project")
+    (checkout / ".agentci/out").mkdir(parents=True)
+    shutil.copy(demo.out / "patch.diff", checkout / ".agentci/out/patch.diff")
+    subprocess.run(["git", "init", "-q", str(checkout)], check=True)
+    done = subprocess.run(["bash", "-c", command], cwd=checkout, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    tests = subprocess.run(
+        [sys.executable, "-B", "-m", "unittest"],
+        cwd=checkout / "examples/fix-failing-test/project",
+        capture_output=True,
+        text=True,
+    )
+    assert tests.returncode == 0, tests.stderr
