@@ -354,16 +354,25 @@ finally:
 """
 
 
-def seed_hostile_modules(workspace: Path, markers: Path) -> None:
-    """Write :data:`HOSTILE_MODULES` into ``workspace``: each one, when a Python outside the
-    sandbox imports it, leaves a file in ``markers`` (outside the workspace) named after it."""
+def hostile_modules(markers: Path) -> dict[str, str]:
+    """:data:`HOSTILE_MODULES` and their text: each one, when a Python outside the sandbox
+    imports it, leaves a file in ``markers`` (outside the workspace) named after it."""
     markers.mkdir(parents=True, exist_ok=True)
     pidns = os.readlink("/proc/self/ns/pid")
-    for name in HOSTILE_MODULES:
+    return {
+        name: _HOSTILE.format(
+            pidns=pidns, markers=str(markers), package=name.endswith("__init__.py")
+        )
+        for name in HOSTILE_MODULES
+    }
+
+
+def seed_hostile_modules(workspace: Path, markers: Path) -> None:
+    """Write :func:`hostile_modules` into ``workspace``."""
+    for name, text in hostile_modules(markers).items():
         path = workspace / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        package = name.endswith("__init__.py")
-        path.write_text(_HOSTILE.format(pidns=pidns, markers=str(markers), package=package))
+        path.write_text(text)
 
 
 if __name__ == "__main__":

@@ -9,12 +9,13 @@ refuses it must not import the pull request's own ``agentci`` package.
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from action_harness import seed_hostile_modules
+from action_harness import hostile_modules, seed_hostile_modules
 from test_action import FIX, _bin_dir
 from test_action_delivery import PR_EVENT, Delivery
 
@@ -72,4 +73,21 @@ def test_the_pull_request_target_refusal_does_not_import_the_pull_requests_agent
     check = run.step("Refuse untrusted code")
     assert check.outcome == "failure"
     assert "refusing to run on pull_request_target" in check.stdout
+    assert sorted(p.name for p in markers.iterdir()) == []
+
+
+def test_modules_the_agent_writes_are_not_imported_by_the_steps_after_the_run(
+    tmp_path: Path, bin_dir: Path
+):
+    d = Delivery(tmp_path, bin_dir, "pull_request", PR_EVENT)
+    markers = bin_dir / "imported"
+    writes = [
+        {"name": "write_file", "args": {"file_path": name, "content": text}}
+        for name, text in hostile_modules(markers).items()
+    ]
+    replies = "- " + json.dumps({"calls": writes}) + "\n" + FIX
+    run = d.run(replies, **{"create-pr": "true", "comment": "true"})
+    assert run.outputs["status"] == "success", run.log
+    assert "json.py" in run.outputs["changed-files"].splitlines()
+    assert run.outputs["pr-url"] and run.outputs["comment-url"]
     assert sorted(p.name for p in markers.iterdir()) == []
