@@ -13,6 +13,8 @@ Output redirections are judged separately.
 
 from __future__ import annotations
 
+import glob
+import itertools
 import os
 import re
 from collections.abc import Sequence
@@ -93,6 +95,8 @@ SED_SAFE = re.compile(
 GLOB_SENSITIVE = frozenset(
     {"find", "git", "sed", "awk", "gawk", "rg", "sort", "uniq", "tree", "printf"}
 )
+#: Names one pattern may expand to and still be judged (more: not read-only).
+MAX_MATCHES = 5000
 AWK_BAD = re.compile(r"system|getline|[|>]|@|fflush|close\(")
 
 
@@ -136,10 +140,29 @@ def why_not_read_only(
     if reason:
         return reason
     for a in args:
-        for value, certain in _named_paths(a):
-            if _outside(value, certain, bases or [cwd], workspace):
-                return f"it names a path outside the workspace ({value})"
+        words_of_a = _expand(a, bases or [cwd])
+        if words_of_a is None:
+            return f"the pattern {a} matches more than {MAX_MATCHES} names; narrow it"
+        for word in words_of_a:
+            for value, certain in _named_paths(word):
+                if _outside(value, certain, bases or [cwd], workspace):
+                    return f"it names a path outside the workspace ({value})"
     return None
+
+
+def _expand(arg: str, bases: Sequence[Path]) -> list[str] | None:
+    """``arg``, and for a pattern the names bash would put in its place (judged like typed
+    names: ``cat *`` must not reach a committed link to a file outside); None when there
+    are too many to judge."""
+    if not isinstance(arg, GlobWord):
+        return [arg]
+    out = [str(arg)]
+    for base in bases:
+        found = list(itertools.islice(glob.iglob(arg, root_dir=base), MAX_MATCHES + 1))
+        if len(found) > MAX_MATCHES:
+            return None
+        out += found
+    return out
 
 
 def _named_paths(arg: str) -> list[tuple[str, bool]]:

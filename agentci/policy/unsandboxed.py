@@ -6,8 +6,9 @@ started it), every secret the user's session holds. An allowed ``pytest`` or ``m
 workspace's code, which the agent may have written; a read-only ``git`` obeys the
 repository's config. ``sandbox: auto`` falling back is not a choice the recipe made, so then
 only the built-in read-only commands that run nothing of the workspace are allowed (``cat``,
-``grep``, ``ls``, ``find``, ``sed -n`` … but not ``git``); everything else is denied with a
-reason naming ``sandbox: none``, the explicit opt-in.
+``grep``, ``ls``, ``find``, ``sed -n`` … but not ``git``, nor one told to follow links as it
+walks folders, ``grep -R``); everything else is denied with a reason naming
+``sandbox: none``, the explicit opt-in.
 
 ``sandbox: none`` is that opt-in; when agentci's environment then holds secret-looking
 variables, :func:`secrets_warning` is the warning the run gives (an event and a line in
@@ -25,6 +26,40 @@ from agentci.policy.env import looks_secret
 
 RULE = "no_sandbox"
 
+#: Read-only commands' options that follow links while walking folders: short letters, long
+#: names (abbreviations count), whole words.
+_FOLLOW: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
+    "grep": ("R", ("dereference-recursive",), ()),
+    "egrep": ("R", ("dereference-recursive",), ()),
+    "fgrep": ("R", ("dereference-recursive",), ()),
+    "rg": ("L", ("follow",), ()),
+    "tree": ("l", (), ()),
+    "du": ("L", ("dereference",), ()),
+    "ls": ("L", ("dereference",), ()),
+    "find": ("", (), ("-L", "-follow")),
+}
+
+
+def follows_links(words: list[str | None]) -> bool:
+    """Whether a read-only command is told to follow symbolic links as it walks folders
+    (``grep -R``, ``rg -L``, ``find -L`` …): a committed link then leads out of the
+    workspace."""
+    if not words or words[0] not in _FOLLOW:
+        return False
+    letters, longs, whole = _FOLLOW[str(words[0])]
+    for w in words[1:]:
+        if w is None or not w.startswith("-") or w == "--":
+            continue
+        if w in whole:
+            return True
+        if w.startswith("--"):
+            name = w[2:].split("=", 1)[0]
+            if len(name) >= 3 and any(n.startswith(name) for n in longs):
+                return True
+        elif letters and not w.startswith("--") and any(ch in letters for ch in w[1:]):
+            return True
+    return False
+
 
 def unsandboxed(found: sp.Analysis, deciding: list[str], reason: str | None) -> Decision | None:
     """The deny for a command line allowed by ``deciding`` (one rule per command) when the
@@ -33,11 +68,15 @@ def unsandboxed(found: sp.Analysis, deciding: list[str], reason: str | None) -> 
         return None
     for i, c in enumerate(found.commands):
         rule = deciding[i] if i < len(deciding) else deciding[-1]
-        if rule == "read_only_command" and allow_form(c.words)[0] != "git":
+        words = allow_form(c.words)
+        if rule != "read_only_command":
+            what = f"it is allowed by {rule}, and it may run content of the workspace"
+        elif words[0] == "git":
+            what = "git obeys the repository's config"
+        elif follows_links(words):
+            what = "it follows links while it walks folders (a link can lead to your files)"
+        else:
             continue
-        what = "git obeys the repository's config" if rule == "read_only_command" else (
-            f"it is allowed by {rule}, and it may run content of the workspace"
-        )  # fmt: skip
         return deny(
             RULE,
             f"`{c.text[:120]}` would run without a sandbox ({reason}) and {what}, on this "

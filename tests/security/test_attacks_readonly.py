@@ -344,3 +344,20 @@ def test_options_naming_files_inside_the_workspace_stay_read_only(auto_edit: Har
     assert res.error is None and "install with pip" in res.output
     assert auto_edit.sh("hexdump -C README.md").error is None
     assert auto_edit.sh("cut -d/ -f1 README.md && awk -F/ '{print $1}' README.md").error is None
+
+
+@pytest.mark.parametrize("command", ["cat *", "grep -n SECRET l*", "head ./*/x"])
+def test_a_pattern_that_expands_to_a_link_to_outside(
+    auto_edit: Harness, ws: Path, outside: Path, command: str
+) -> None:
+    (ws / "link").symlink_to(outside)
+    (ws / "d").mkdir()
+    (ws / "d" / "x").symlink_to(outside)
+    res = auto_edit.sh(command)
+    assert res.error and "outside the workspace" in res.error, res
+    assert "OUTSIDE-SECRET" not in res.output
+
+
+def test_patterns_over_plain_files_stay_read_only(auto_edit: Harness) -> None:
+    res = auto_edit.sh("grep -n pip *.md && cat src/*.py")
+    assert res.error is None and "install with pip" in res.output

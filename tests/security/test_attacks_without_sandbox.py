@@ -95,3 +95,22 @@ def test_sandbox_none_with_secrets_warns_in_events_and_summary(tmp_path: Path) -
     summary = (case.out / "summary.md").read_text()
     assert "**No sandbox**: sandbox: none with secrets in agentci's environment" in summary
     assert not any(v in summary for v in CANARIES.values())
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["grep -R SECRET .", "grep -nR SECRET .", "grep --dereference-r SECRET .", "rg -L SECRET",
+     "find -L . -name '*.txt'", "find . -follow", "tree -l", "du -L .", "ls -LR"],
+)  # fmt: skip
+def test_readers_that_follow_links_while_walking_are_denied(
+    laptop: Harness, ws: Path, tmp_path: Path, command: str
+) -> None:
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "token.txt").write_text("SECRET-OF-THE-USER\n")
+    (ws / "vendor").symlink_to(tmp_path / "home")  # committed by whoever wrote the PR
+    error = denied_without_sandbox(laptop, command)
+    assert "follows links" in error
+
+
+def test_readers_that_walk_without_following_links_still_run(laptop: Harness) -> None:
+    assert laptop.sh("grep -rn pip . && find . -name '*.md' && ls -R src").error is None
