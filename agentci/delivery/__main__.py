@@ -22,13 +22,16 @@ def _say(kind: str, text: str, title: str = "agentci delivery") -> None:
 
 
 def _head(workspace: Path) -> str:
-    import subprocess
-
+    from agentci.delivery.process import GIT_TIMEOUT, run_bounded, timeout_for
     from agentci.gitenv import git_argv, git_env
 
-    done = subprocess.run(git_argv(["rev-parse", "HEAD"], repo=workspace / ".git"), cwd=workspace,
-                          env=git_env(), capture_output=True, text=True)  # fmt: skip
-    return done.stdout.strip() if done.returncode == 0 else ""
+    try:
+        done = run_bounded(git_argv(["rev-parse", "HEAD"], repo=workspace / ".git"),
+                           cwd=workspace, env=git_env(), timeout=timeout_for(GIT_TIMEOUT),
+                           what="git rev-parse")  # fmt: skip
+    except DeliveryError:
+        return ""
+    return done.stdout.decode(errors="replace").strip() if done.returncode == 0 else ""
 
 
 @click.group()

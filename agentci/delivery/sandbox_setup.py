@@ -16,11 +16,12 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentci.delivery.context import DeliveryError
+from agentci.delivery.process import run_bounded
 from agentci.policy.sandbox import bwrap_problem
 
 SYSCTL = "kernel.apparmor_restrict_unprivileged_userns"
@@ -68,20 +69,18 @@ def _as_root(argv: list[str]) -> list[str]:
 
 def _run(argv: list[str], say: Callable[[str], None], stdin: str | None = None) -> bool:
     try:
-        done = subprocess.run(
+        done = run_bounded(
             _as_root(argv),
-            input=stdin,
-            capture_output=True,
-            text=True,
+            env=os.environ,
             timeout=COMMAND_TIMEOUT,
-            stdin=None if stdin is not None else subprocess.DEVNULL,
-            start_new_session=True,
+            what=argv[0],
+            stdin=None if stdin is None else stdin.encode(),
         )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        say(f"agentci: {argv[0]} failed: {exc}")
+    except DeliveryError as exc:
+        say(f"agentci: {exc}")
         return False
     if done.returncode != 0:
-        said = (done.stderr or done.stdout).strip().splitlines()
+        said = (done.stderr or done.stdout).decode(errors="replace").strip().splitlines()
         say(f"agentci: {' '.join(argv[:2])} failed: {said[-1] if said else done.returncode}")
     return done.returncode == 0
 
