@@ -54,10 +54,12 @@ def load_schema(value: dict[str, Any] | str, base: Path) -> dict[str, Any]:
             if path.suffix == ".json":
                 schema = json.loads(text)
             else:
-                import yaml
+                from agentci.recipe.load import load_yaml
 
-                schema = yaml.safe_load(text)
-        except Exception as err:  # noqa: BLE001 - json.JSONDecodeError, yaml.YAMLError
+                schema = load_yaml(text, file=path)  # aliases bounded, like a recipe's
+        except InvalidInput as err:
+            raise InvalidInput(f"not JSON or YAML: {err}") from None
+        except (ValueError, RecursionError) as err:  # json.JSONDecodeError, too deep
             raise InvalidInput(f"{path}: not JSON or YAML: {err}") from None
     problem = schema_problem(schema)
     if problem:

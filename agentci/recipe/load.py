@@ -15,6 +15,9 @@ from agentci.recipe.prompt_recipe import BUILTIN_FILE, BUILTIN_RECIPE, RecipeFie
 from agentci.recipe.schema import Recipe
 
 MAX_DEPTH = 64  # nesting levels a recipe may use (a real one needs fewer than ten)
+#: Values (keys, scalars, lists, mappings) a recipe may hold once its YAML aliases (``*name``)
+#: are expanded: a real recipe holds hundreds; ten nested aliases can otherwise make billions.
+MAX_VALUES = 100_000
 
 
 class _LineLoader(yaml.SafeLoader):
@@ -32,6 +35,55 @@ class _LineLoader(yaml.SafeLoader):
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
+
+    def get_single_node(self) -> Any:
+        """The document's node, refused when its aliases expand it beyond :data:`MAX_VALUES`
+        values or :data:`MAX_DEPTH` levels, or make it contain itself (before anything walks
+        the expanded tree)."""
+        node = super().get_single_node()
+        if node is not None:
+            _measure(node, {}, set(), 1)
+        return node
+
+
+def _measure(node: Any, sizes: dict[int, tuple[int, int]], open_: set[int], depth: int) -> int:
+    """The number of values under ``node`` with every alias expanded, each shared node
+    counted once per use but visited once (``sizes``: node id → values, levels)."""
+    key = id(node)
+    line = node.start_mark.line + 1
+    if key in open_:
+        raise RecipeError("a YAML alias (*name) refers to a value that contains it", line=line)
+    values, levels = sizes.get(key, (0, 0))
+    if not values:
+        if depth > MAX_DEPTH:
+            raise RecipeError(f"nested more than {MAX_DEPTH} levels deep", line=line)
+        if isinstance(node, yaml.MappingNode):
+            children = [child for pair in node.value for child in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        else:
+            children = []
+        open_.add(key)
+        values, below = 1, 0
+        for child in children:
+            values += _measure(child, sizes, open_, depth + 1)
+            below = max(below, sizes[id(child)][1])
+            if values > MAX_VALUES:
+                break
+        open_.discard(key)
+        levels = below + 1
+        sizes[key] = (values, levels)
+    if depth - 1 + levels > MAX_DEPTH:
+        raise RecipeError(
+            f"nested more than {MAX_DEPTH} levels deep once its aliases (*name) are expanded",
+            line=line,
+        )
+    if values > MAX_VALUES:
+        raise RecipeError(
+            f"holds more than {MAX_VALUES} values once its YAML aliases (*name) are expanded",
+            line=line,
+        )
+    return values
 
 
 def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[str, Any]:
@@ -163,13 +215,19 @@ def source_of(recipe: Recipe) -> RecipeSource:
     return recipe._source if isinstance(recipe._source, RecipeSource) else RecipeSource("<recipe>")
 
 
-def _check_text(data: Any, node: Any, loc: tuple[int | str, ...], file: Path | str) -> None:
-    """Refuse text no command, path or API can carry: a NUL character, a lone surrogate."""
+def _check_text(
+    data: Any, node: Any, loc: tuple[int | str, ...], file: Path | str, seen: set[int] | None = None
+) -> None:
+    """Refuse text no command, path or API can carry: a NUL character, a lone surrogate.
+    A list or mapping that aliases repeat is checked once (``seen``: their ids)."""
+    seen = set() if seen is None else seen
+    seen.add(id(node))
     items: Any = node.items() if isinstance(node, dict) else enumerate(node)
     for part, value in items:
         where = (*loc, part)
         if isinstance(value, dict | list):
-            _check_text(data, value, where, file)
+            if id(value) not in seen:
+                _check_text(data, value, where, file, seen)
             continue
         for text in (part, value):
             problem = text_problem(text) if isinstance(text, str) else None

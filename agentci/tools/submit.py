@@ -37,10 +37,16 @@ _DOCUMENT_KEYS = ("$schema", "$id", "title")
 def validation_errors(schema: dict[str, Any], instance: Any) -> list[str]:
     """Every way ``instance`` breaks ``schema``, as ``at $.path: message`` (empty: valid)."""
     from jsonschema import validators
+    from referencing import Registry
+    from referencing.exceptions import Unresolvable
 
     cls = validators.validator_for(schema)
-    validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
-    errors = sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.path)))
+    # An empty registry: a $ref is looked up in the schema and the meta-schemas, never fetched.
+    validator = cls(schema, format_checker=cls.FORMAT_CHECKER, registry=Registry())
+    try:
+        errors = sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.path)))
+    except Unresolvable as unresolvable:  # refused at load (schema_problem); still an attempt
+        return [f"the schema cannot be applied: cannot resolve $ref {unresolvable}"[:500]]
     out = []
     for err in errors[:MAX_ERRORS]:
         where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.path)
@@ -58,10 +64,33 @@ def schema_problem(schema: Any) -> str | None:
         return "a JSON Schema is a mapping"
     if schema.get("type") != "object":
         return "the schema's root must be `type: object` (the answer is a tool call's arguments)"
+    cls = validators.validator_for(schema)
     try:
-        validators.validator_for(schema).check_schema(schema)
+        cls.check_schema(schema)
     except SchemaError as err:
         return f"not a valid JSON Schema: {err.message}"
+    ref = _unresolvable_ref(schema, cls.META_SCHEMA.get("$schema"))
+    return f"not a valid JSON Schema: cannot resolve $ref {ref!r}" if ref is not None else None
+
+
+def _unresolvable_ref(schema: dict[str, Any], dialect: str | None) -> str | None:
+    """The first ``$ref`` of ``schema`` that points nowhere in the schema or the meta-schemas
+    (nothing is fetched from the network), or None."""
+    from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
+    from referencing.exceptions import Unresolvable
+    from referencing.jsonschema import specification_with
+
+    root = specification_with(dialect or "").create_resource(schema)
+    todo = [(REGISTRY.resolver_with_root(root), root)]
+    while todo:
+        resolver, resource = todo.pop()
+        ref = resource.contents.get("$ref") if isinstance(resource.contents, dict) else None
+        if isinstance(ref, str):
+            try:
+                resolver.lookup(ref)
+            except Unresolvable:
+                return ref
+        todo.extend((resolver.in_subresource(sub), sub) for sub in resource.subresources())
     return None
 
 

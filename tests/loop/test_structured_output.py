@@ -11,7 +11,7 @@ from typing import Any
 
 from tool_harness import init_repo
 
-from agentci.testing.cli import Run, run_recipe
+from agentci.testing.cli import Run, agentci, run_recipe
 from agentci.testing.fake_gemini import FakeGemini
 
 SCHEMA = {
@@ -152,3 +152,44 @@ def test_an_answer_nested_600_levels_deep_is_an_invalid_answer_not_a_crash(tmp_p
         e for e in run.events if e.type == "tool_call_response" and e.name == "submit_result"
     ]
     assert "nested more than" in (response.error or "")
+
+
+def test_a_schema_whose_ref_points_nowhere_is_invalid_input_before_any_model_call(tmp_path: Path):
+    init_repo(tmp_path / "ws", {"a.py": "x = 1\n"})
+    schema = {"type": "object", "properties": {"verdict": {"$ref": "#/$defs/verdict"}}}
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(RECIPE.format(schema=json.dumps(schema), attempts=3, extra=""))
+    with FakeGemini([_submit(GOOD)]) as fake:
+        run = run_recipe(recipe, tmp_path / "out", cwd=tmp_path, env=fake.env())
+        requests = fake.generate_requests
+    assert run.code == 2 and run.result["status"] == "invalid_input"
+    assert (
+        "r.yaml:11: output.schema: not a valid JSON Schema: cannot resolve $ref '#/$defs/verdict'"
+        in run.stderr
+    )
+    assert requests == []
+
+
+def test_a_schema_ref_to_a_web_address_is_refused_not_fetched(tmp_path: Path):
+    init_repo(tmp_path / "ws", {"a.py": "x = 1\n"})
+    schema = {"type": "object", "properties": {"v": {"$ref": "http://127.0.0.1:9/v.json"}}}
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(RECIPE.format(schema=json.dumps(schema), attempts=3, extra=""))
+    done = agentci("validate", str(recipe), cwd=tmp_path)
+    assert done.returncode == 2
+    assert "cannot resolve $ref 'http://127.0.0.1:9/v.json'" in done.stderr
+
+
+def test_a_schema_whose_refs_resolve_in_the_schema_is_accepted(tmp_path: Path):
+    init_repo(tmp_path / "ws", {"a.py": "x = 1\n"})
+    schema = {
+        "type": "object",
+        "$defs": {"verdict": {"type": "string", "enum": ["bug", "flaky"]}},
+        "properties": {"verdict": {"$ref": "#/$defs/verdict"}},
+        "required": ["verdict"],
+    }
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(RECIPE.format(schema=json.dumps(schema), attempts=3, extra=""))
+    with FakeGemini([_submit({"verdict": "flaky"})]) as fake:
+        run = run_recipe(recipe, tmp_path / "out", cwd=tmp_path, env=fake.env())
+    assert run.code == 0 and run.result["output"] == {"verdict": "flaky"}

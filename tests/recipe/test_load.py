@@ -113,3 +113,42 @@ SHIPPED = sorted([*ROOT.glob("recipes/*.yaml"), *ROOT.glob("examples/*/recipe.ya
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_shipped_recipe_is_valid(path):
     assert load_recipe(path).version == 1
+
+
+def _laughs(levels: int) -> str:
+    """A "billion laughs" recipe: each level is nine aliases of the one before."""
+    lines = [MINIMAL.rstrip("\n"), "x-0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    for i in range(1, levels):
+        lines.append(f"x-{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.timeout(60)  # before the bound, this recipe kept validate busy for ~25 minutes
+def test_yaml_aliases_that_expand_to_billions_of_values_are_refused():
+    with pytest.raises(RecipeError) as err:
+        parse_recipe(_laughs(10), file="r.yaml")
+    assert str(err.value) == (
+        "r.yaml:10: holds more than 100000 values once its YAML aliases (*name) are expanded"
+    )
+
+
+def test_an_alias_that_contains_itself_is_refused():
+    with pytest.raises(RecipeError) as err:
+        parse_recipe(MINIMAL + "x: &a [1, *a]\n", file="r.yaml")
+    assert str(err.value) == "r.yaml:5: a YAML alias (*name) refers to a value that contains it"
+
+
+def test_aliases_that_nest_deeper_than_the_limit_are_refused():
+    deep = "[" * 40 + "x" + "]" * 40
+    text = MINIMAL + f"x-a: &a {deep}\nx-b: &b {'[' * 30}*a{']' * 30}\n"
+    with pytest.raises(RecipeError) as err:
+        parse_recipe(text, file="r.yaml")
+    assert "nested more than 64 levels deep" in str(err.value)
+
+
+def test_a_recipe_may_reuse_values_with_aliases():
+    text = MINIMAL.replace("prompt: Fix it.\n", "") + (
+        "tasks:\n  - {name: a, prompt: &p Fix it.}\n  - {name: b, prompt: *p}\n"
+    )
+    recipe = parse_recipe(text, file="r.yaml")
+    assert [t.prompt for t in recipe.tasks] == ["Fix it.", "Fix it."]
