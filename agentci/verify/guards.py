@@ -130,7 +130,11 @@ def revert_refused(guards: Guards, baseline: Baseline, change: Change) -> list[G
     reverted = set(revert_paths(baseline, offending)) if offending else set()
     for r in results:
         r.reverted = [p for p in r.paths if p in reverted]
-        if r.name == "allowed_paths" and guards.allowed_paths and change.ignored_written:
+        if (
+            r.name == "allowed_paths"
+            and guards.allowed_paths
+            and (change.ignored_written or baseline.kept)
+        ):
             spec = anchored(guards.allowed_paths)
             r.ignored_restored = restore_ignored(baseline, spec, change.ignored_written)[1]
     return results

@@ -10,9 +10,9 @@ path guards, which revert what the patch shows, never saw them: in pre-commit mo
   :data:`MAX_FILE_BYTES` each, :data:`MAX_TOTAL_BYTES` in all) into the private git dir, read
   through :mod:`agentci.workspace_io`;
 * after the agent, :func:`restore_ignored` puts back every ignored file outside
-  ``allowed_paths`` that changed, and deletes every ignored file the agent added, all beneath
+  ``allowed_paths`` that changed or went away, and deletes every ignored file the agent added, all beneath
   the workspace without following a link. A changed file that was too large to keep is named
-  as not restored; a deleted one is not brought back (a verify run may delete caches).
+  as not restored; a deleted one is brought back when it was kept.
 """
 
 from __future__ import annotations
@@ -67,10 +67,11 @@ def restore_ignored(
     b: Baseline, allowed: pathspec.PathSpec, written: list[str]
 ) -> tuple[list[str], list[str]]:
     """Undo the agent's writes to ignored files outside ``allowed`` (``written``: the ignored
-    files the last snapshot saw new or changed, workspace-relative). Returns (the offending
-    files, those put back)."""
+    files the last snapshot saw new or changed, workspace-relative; kept files that are gone
+    count too). Returns (the offending files, those put back)."""
     ref = {rel: path for path in b.ignored_ref if (rel := b.rel(path)) is not None}
-    offending = sorted(p for p in written if not allowed.match_file(p))
+    gone = [p for p in b.kept if p in ref and _fingerprint(b, p) is None]
+    offending = sorted({p for p in [*written, *gone] if not allowed.match_file(p)})
     done: list[str] = []
     for rel in offending:
         try:

@@ -157,6 +157,9 @@ def test_ignored_files_outside_the_staged_set_are_put_back(project):
     site = project / ".venv/lib/python3.12/site-packages"
     site.mkdir(parents=True)
     (site / "ok.py").write_text("ok = 1\n")
+    (site / "keep.py").write_text("keep = 1\n")
+    recipe = project / ".agentci/pre-commit.yaml"  # shell commands allowed: the agent deletes
+    recipe.write_text(recipe.read_text().replace("mode: auto_edit", "mode: yolo"))
     (project / ".agentci/replies.yaml").write_text(
         """\
 - calls:
@@ -164,6 +167,7 @@ def test_ignored_files_outside_the_staged_set_are_put_back(project):
   - {name: write_file, args: {file_path: .env, content: "API_KEY=attacker\\n"}}
   - {name: write_file, args: {file_path: .venv/lib/python3.12/site-packages/evil.pth,
                               content: "import os; os.system('touch /tmp/pwned')\\n"}}
+  - {name: run_shell_command, args: {command: rm .venv/lib/python3.12/site-packages/keep.py}}
 - text: Removed the marker.
 """
     )
@@ -171,12 +175,14 @@ def test_ignored_files_outside_the_staged_set_are_put_back(project):
     assert (project / ".env").read_text() == "API_KEY=the-developers-own\n"
     assert not (site / "evil.pth").exists()
     assert (site / "ok.py").read_text() == "ok = 1\n"
+    assert (site / "keep.py").read_text() == "keep = 1\n"
     assert (project / "app.py").read_text() == "x = 1\n"
     result = _result(project)
     guards = {g["name"]: g for g in result["tasks"][0]["extra"]["guards"]}
     assert guards["allowed_paths"]["ignored_restored"] == [
         ".env",
         ".venv/lib/python3.12/site-packages/evil.pth",
+        ".venv/lib/python3.12/site-packages/keep.py",
     ]
     assert result["changed_files"] == ["app.py"]
     assert done.returncode == 1, done.stderr  # app.py was fixed: stage it again
