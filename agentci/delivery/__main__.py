@@ -27,7 +27,7 @@ def _head(workspace: Path) -> str:
 
     try:
         done = run_bounded(git_argv(["rev-parse", "HEAD"], repo=workspace / ".git"),
-                           cwd=workspace, env=git_env(), timeout=timeout_for(GIT_TIMEOUT),
+                           cwd=workspace, env=git_env({"GIT_DIR": str(workspace / ".git")}), timeout=timeout_for(GIT_TIMEOUT),
                            what="git rev-parse")  # fmt: skip
     except DeliveryError:
         return ""

@@ -64,7 +64,10 @@ def _git(
     done = run_bounded(
         git_argv(args, repo=workspace / ".git"),
         cwd=workspace,
-        env=git_env(env),
+        # Pinned to the checkout's repository: nothing in the workspace makes git discover another.
+        env=git_env(
+            {"GIT_DIR": str(workspace / ".git"), "GIT_WORK_TREE": str(workspace), **(env or {})}
+        ),  # fmt: skip
         stdin=stdin,
         timeout=timeout_for(GIT_TIMEOUT),
         what=f"git {_verb(args)}",
