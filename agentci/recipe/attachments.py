@@ -2,16 +2,19 @@
 
 Read once, when the recipe is checked (``validate`` and ``run``), so a missing or broken file is
 ``invalid_input`` with the recipe's file, line and key before anything runs. Relative paths are
-taken from the recipe's folder (they come with the recipe).
+taken from the recipe's folder (they come with the recipe). The files are repository content
+even so: they are read through :mod:`agentci.workspace_io`, so a committed link is refused.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentci import workspace_io
 from agentci.errors import InvalidInput
 from agentci.recipe.render import render
 
@@ -29,15 +32,42 @@ def is_prompt_file(value: str) -> bool:
     return bool(_PROMPT_FILE.match(value.strip()))
 
 
-def read_text_file(path: Path) -> str:
-    """A UTF-8 text file of at most :data:`MAX_FILE_BYTES`; :class:`InvalidInput` otherwise."""
+def _split(base: Path, value: str) -> tuple[Path, str]:
+    """``value`` (a path the recipe writes, relative to ``base``) as (a trusted folder, the part
+    below it that is opened without following links).
+
+    The recipe's own words are trusted (its folder, the ``..`` it writes, an absolute path's
+    folder); the files below them are repository content, and a committed link among them
+    (``prompt.md -> /proc/self/environ``, ``prompts -> /``) is refused, never followed."""
+    norm = os.path.normpath(value)
+    if os.path.isabs(norm):
+        return Path(os.path.dirname(norm)), os.path.basename(norm)
+    parts = norm.split(os.sep)
+    ups = 0
+    while ups < len(parts) and parts[ups] == "..":
+        ups += 1
+    return base.joinpath(*parts[:ups]), "/".join(parts[ups:]) or "."
+
+
+def read_text_file(base: Path, value: str) -> str:
+    """The UTF-8 text file ``value`` (relative to ``base``) of at most :data:`MAX_FILE_BYTES`,
+    read through :mod:`agentci.workspace_io` (regular files only, no link followed below the
+    folder the recipe names); :class:`InvalidInput` otherwise."""
+    path = base / value
+    root, rel = _split(base, value)
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise InvalidInput(f"{path}: larger than {MAX_FILE_BYTES} bytes")
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InvalidInput(f"no such file: {path}") from None
-    except (OSError, UnicodeDecodeError) as err:
+        data = workspace_io.read_bytes(root, rel, MAX_FILE_BYTES)
+    except workspace_io.UnsafePath as err:
+        if err.missing:
+            raise InvalidInput(f"no such file: {path}") from None
+        raise InvalidInput(f"cannot read {path}: {err}") from None
+    except OSError as err:  # the folder the recipe names is missing
+        if isinstance(err, FileNotFoundError):
+            raise InvalidInput(f"no such file: {path}") from None
+        raise InvalidInput(f"cannot read {path}: {err.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
         raise InvalidInput(f"cannot read {path}: {err}") from None
 
 
@@ -49,7 +79,7 @@ def load_schema(value: dict[str, Any] | str, base: Path) -> dict[str, Any]:
     schema: Any = value
     if isinstance(value, str):
         path = base / value
-        text = read_text_file(path)
+        text = read_text_file(base, value)
         try:
             if path.suffix == ".json":
                 schema = json.loads(text)
@@ -78,7 +108,7 @@ def attach(recipe: Recipe, plans: list[TaskPlan], recipe_dir: Path) -> None:
         key = "replace" if recipe.system_prompt.replace is not None else "append"
         raw = recipe.system_prompt.replace or recipe.system_prompt.append or ""
         try:
-            template = read_text_file(recipe_dir / raw.strip()) if is_prompt_file(raw) else raw
+            template = read_text_file(recipe_dir, raw.strip()) if is_prompt_file(raw) else raw
             for plan in plans:
                 text = render(template, plan.values, where=f"system_prompt.{key}")
                 texts[plan.name] = (text, "") if key == "replace" else (None, text)
