@@ -20,7 +20,7 @@ import yaml
 from action_harness import ROOT
 from gh_stub import calls, state
 from test_action import _bin_dir
-from workflow_harness import GitHub, JobResult, load
+from workflow_harness import SECRET_KEY, GitHub, JobResult, load
 
 EXAMPLES = sorted((ROOT / "examples" / "workflows").glob("*.yml"))
 
@@ -236,3 +236,32 @@ def test_agentci_inits_workflow_runs_the_starter_recipe(tmp_path: Path):
     job = _ok(github2.run_job(flow, "agentci"))
     assert job.step("OWNER/agentci").outputs["status"] == "success", job.log
     assert yaml.safe_load(recipe)["model"]["name"] == "scripted:fix-tests.replies.yaml"
+
+
+def _docs_snippet(heading: str) -> list[dict]:
+    """The steps of the first yaml block under ``heading`` in docs/github-action.md."""
+    text = (ROOT / "docs/github-action.md").read_text()
+    section = text[text.index(heading) :]
+    block = section[section.index("```yaml\n") + 8 :]
+    return yaml.safe_load(block[: block.index("```")])
+
+
+def test_the_docs_prompt_snippet_runs_with_the_key_input_and_prints_the_summary(
+    github: GitHub,
+):
+    from agentci.testing.fake_gemini import FakeGemini
+
+    steps = _docs_snippet("## A prompt instead of a recipe")
+    flow = {"jobs": {"ask": {"steps": [
+        {"uses": "actions/checkout@v4", "with": {"persist-credentials": False}},
+        {"uses": "actions/setup-python@v5", "with": {"python-version": "3.12"}},
+        *steps,
+    ]}}}  # fmt: skip
+    answer = "add subtracts: `a - b` should be `a + b`."
+    with FakeGemini([{"text": answer}]) as fake:
+        github.extra_env = {"GOOGLE_GEMINI_BASE_URL": fake.base_url}
+        job = _ok(github.run_job(flow, "ask"))
+        [request] = fake.generate_requests
+    assert request.headers.get("x-goog-api-key") == SECRET_KEY  # the gemini-api-key input
+    assert "Explain why the tests in tests/test_calc.py fail" in json.dumps(request.body)
+    assert answer in job.steps[-1].log  # the summary output, printed by the next step

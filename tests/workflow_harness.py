@@ -104,6 +104,7 @@ class GitHub:
         _wrapper(self.bin / "agentci", str(Path(sys.executable).parent / "agentci"))
         install_gh_stub(self.bin, self.gh_dir)
         self.path = f"{self.bin}:/usr/local/bin:/usr/bin:/bin"
+        self.extra_env: dict[str, str] = {}  # the runner's own environment, e.g. a base URL
         self.event_name = "workflow_dispatch"
         self.event: dict[str, Any] = {"repository": {"default_branch": "main"}}
         self.jobs = 0
@@ -175,6 +176,7 @@ class GitHub:
             "GITHUB_PATH": str(github_path),
             "RUNNER_TEMP": str(temp),
             "RUNNER_OS": "Linux",
+            **self.extra_env,
         }
         for level in (workflow.get("env") or {}, job.get("env") or {}):
             for k, v in level.items():
