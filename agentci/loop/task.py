@@ -312,6 +312,7 @@ class TaskRun:
             recipe.policy, workspace=workspace, recipe_path=self.settings.recipe_path
         )
         policy.protected.reals.extend(hooks.scripts)  # hook scripts: as protected as the recipe
+        policy.search_path = env.get("PATH", policy.search_path)  # where the tools' commands are
         sandbox, warning = self._sandbox(
             workspace, policy, recipe.policy.network, recipe.policy.host_sockets
         )

@@ -40,6 +40,7 @@ from agentci.policy.decision import (
 )
 from agentci.policy.gitpin import command_dirs, find_repo, judge
 from agentci.policy.paths import Protected, resolve
+from agentci.policy.program_path import workspace_program
 from agentci.policy.readonly import why_not_read_only
 from agentci.policy.unsandboxed import unsandboxed
 from agentci.policy.wrappers import HARMLESS_VARS
@@ -64,6 +65,8 @@ class PolicyEngine:
         self.protected = Protected(self.workspace, recipe_path=recipe_path)
         #: the repository the model's read-only git is pinned to (as found at the start)
         self.repo = find_repo(self.workspace)
+        #: the tools' PATH: where a read-only command's name leads
+        self.search_path = os.environ.get("PATH", os.defpath)
         #: why ``sandbox: auto`` runs without a sandbox (None: sandboxed, or ``sandbox: none``)
         self.no_sandbox: str | None = None
 
@@ -230,6 +233,11 @@ class PolicyEngine:
                 f"it sets {', '.join(risky)} for the command, which may point it at a "
                 "configuration that runs a program"
             )
+        for name in [*c.wrappers, *allow_form(c.words)[:1]] if why is None else []:
+            found = workspace_program(str(name), self.search_path, bases, self.workspace)
+            if found is not None:
+                why = f"`{name}` would run {found}, a program in the workspace (on PATH)"
+                break
         if why is None:
             return allow("read_only_command")
         return deny(

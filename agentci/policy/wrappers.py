@@ -194,7 +194,7 @@ def unwrap(words: list[str | None]) -> Unwrapped:
         if base == "xargs":
             out.open_args = True
             rest = _replace(rest, found.options)
-        out.wrappers.append(base)
+        out.wrappers.append(out.words[0])  # as written: ./env is not /usr/bin/env
         if not rest:
             out.words = ["echo" if base == "xargs" else base]
             return out

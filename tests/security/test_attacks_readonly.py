@@ -361,3 +361,37 @@ def test_a_pattern_that_expands_to_a_link_to_outside(
 def test_patterns_over_plain_files_stay_read_only(auto_edit: Harness) -> None:
     res = auto_edit.sh("grep -n pip *.md && cat src/*.py")
     assert res.error is None and "install with pip" in res.output
+
+
+@pytest.mark.parametrize(
+    "command", ["cat README.md", "which cat", "env cat README.md", "timeout 5 cat README.md"]
+)
+def test_a_read_only_name_that_leads_to_a_workspace_program(
+    auto_edit: Harness, ws: Path, command: str
+) -> None:
+    bin_dir = ws / "node_modules" / ".bin"  # on PATH, as a job may put it there
+    bin_dir.mkdir(parents=True)
+    for name in ("cat", "which", "env", "timeout"):
+        (bin_dir / name).write_text(RM_F)
+        (bin_dir / name).chmod(0o755)
+    auto_edit.env = {**auto_edit.env, "PATH": f"{bin_dir}:{auto_edit.env['PATH']}"}
+    error = assert_denied(auto_edit, command)
+    assert "a program in the workspace" in error
+    assert (ws / "f").exists()
+
+
+@pytest.mark.parametrize("command", ["./env cat README.md", "bin/timeout 5 cat README.md"])
+def test_a_wrapper_written_with_a_folder_is_that_program(
+    auto_edit: Harness, ws: Path, command: str
+) -> None:
+    (ws / "bin").mkdir()
+    for path in ("env", "bin/timeout"):
+        (ws / path).write_text(RM_F)
+        (ws / path).chmod(0o755)
+    assert "a program in the workspace" in assert_denied(auto_edit, command)
+    assert (ws / "f").exists()
+
+
+def test_system_wrappers_still_run_read_only_commands(auto_edit: Harness) -> None:
+    res = auto_edit.sh("/usr/bin/env cat README.md && timeout 5 cat README.md")
+    assert res.error is None and "install with pip" in res.output

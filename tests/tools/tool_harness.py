@@ -44,6 +44,7 @@ class Harness:
         policy = Policy(mode=self.mode, rules=[Rule(**r) for r in self.rules])  # type: ignore[arg-type]
         engine = PolicyEngine.from_recipe(policy, workspace=self.ws, recipe_path=self.recipe_path)
         engine.no_sandbox = self.no_sandbox
+        engine.search_path = self.env.get("PATH", engine.search_path)
         return engine
 
     def scheduler(self) -> Scheduler:
