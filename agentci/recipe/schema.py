@@ -159,7 +159,11 @@ class Verify(_Strict):
     """The recipe author's check of the result (not subject to the agent's policy)."""
 
     command: str = Field(min_length=1)
-    junit: str | None = Field(default=None, description="A JUnit file the command writes.")
+    junit: str | None = Field(
+        default=None,
+        description="A JUnit file the command writes, relative to the workspace "
+        "(a read-only folder such as .agentci/ is made writable for it).",
+    )
     runner: Literal["pytest"] | None = Field(
         default=None, description="pytest: agentci adds --junitxml itself."
     )
@@ -178,6 +182,16 @@ class Verify(_Strict):
     skip_if_passing: bool = Field(
         default=True, description="End at once when the baseline already passes."
     )
+
+    @field_validator("junit")
+    @classmethod
+    def _junit_in_the_workspace(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = [p for p in value.replace("\\", "/").split("/") if p not in ("", ".")]
+        if value.startswith("/") or ".." in parts or not parts:
+            raise ValueError("junit must be a file path relative to the workspace, without '..'")
+        return value
 
 
 class Setup(_Strict):

@@ -12,10 +12,12 @@ Per-test outcomes come from a JUnit XML file, parsed with junitparser:
   ``PYTEST_ADDOPTS=--junitxml=<temp file> -p no:cacheprovider``, so any command shape
   (``pytest -q``, ``python -m pytest tests/``, ``make test``) works and nothing is written into
   the workspace.
-* ``verify.junit: PATH`` — the command writes the report at PATH (relative to the workspace).
-  The file is read, then removed (or restored to what it was before the run), so it never lands
-  in the patch.
+* ``verify.junit: PATH`` — the command writes the report at PATH (relative to the workspace;
+  a read-only folder such as ``.agentci/`` is made writable for it: :mod:`.report`).
 * Neither — only pass/fail (exit code 0 passes) and the output tail are known.
+
+The host reads the report as data (:mod:`.report`): no link followed, regular files only,
+size capped.
 
 Verify runs with ``PYTHONDONTWRITEBYTECODE=1``, ``RUFF_NO_CACHE=true`` and
 ``MYPY_CACHE_DIR=/dev/null``, so checking the workspace adds no caches to it (or to the patch),
@@ -35,6 +37,7 @@ from junitparser import Error, Failure, JUnitXml, JUnitXmlError, Skipped, TestSu
 
 from agentci.recipe.schema import Verify
 from agentci.tools.process import run_process
+from agentci.verify.report import ReportPlace, ReportUnreadable, report_place
 
 if TYPE_CHECKING:
     from agentci.policy.sandbox import Sandbox
@@ -114,12 +117,17 @@ def _suite_cases(suite: TestSuite):  # noqa: ANN202
 
 
 def parse_junit(path: Path) -> dict[str, TestOutcome]:
-    """Per-test outcomes from a JUnit XML file (raises ``JUnitXmlError``/``OSError``/parse errors).
+    """Per-test outcomes from a JUnit XML file (raises ``JUnitXmlError``/``OSError``/parse errors)."""
+    return parse_junit_bytes(path.read_bytes())
+
+
+def parse_junit_bytes(data: bytes) -> dict[str, TestOutcome]:
+    """Per-test outcomes from a JUnit XML document (raises ``JUnitXmlError``/parse errors).
 
     A test listed twice keeps its worst outcome.
     """
     tests: dict[str, TestOutcome] = {}
-    for case in _cases(JUnitXml.fromfile(str(path))):
+    for case in _cases(JUnitXml.fromstring(data)):
         outcome: Outcome = "passed"
         message = detail = ""
         for result in case.result or []:
@@ -162,56 +170,51 @@ async def run_verify(
     sandbox: Sandbox | None = None,
 ) -> VerifyRun:
     """Run ``verify.command`` once in ``workspace``; ``tmp_dir`` holds agentci's JUnit file."""
-    junit_path: Path | None = None
-    saved: bytes | None = None
-    if verify.runner == "pytest":
-        junit_path = tmp_dir / f"verify-{label}.xml"
-    elif verify.junit:
-        junit_path = workspace / verify.junit
-        saved = junit_path.read_bytes() if junit_path.is_file() else None
-    if junit_path is not None and junit_path.exists():
-        junit_path.unlink()
-    result = await run_process(
-        verify.command,
-        cwd=workspace,
-        env=verify_env(env, verify, junit_path, tmp_dir),
-        timeout=verify.timeout_seconds,
-        output_cap=OUTPUT_CAP,
-        sandbox=None if sandbox is None else sandbox.but(writable=[tmp_dir]),
-    )
-    run = VerifyRun(
-        command=verify.command,
-        exit_code=result.exit_code,
-        passed=result.exit_code == 0 and not result.timed_out,
-        output=result.output,
-        duration_ms=result.duration_ms,
-        timed_out=result.timed_out,
-    )
-    if junit_path is not None:
-        _read_junit(run, junit_path)
-        _put_back(junit_path, saved, inside=verify.runner != "pytest")
+    place = report_place(verify, workspace=workspace, tmp_dir=tmp_dir, label=label, sandbox=sandbox)
+    if place is not None:
+        place.prepare()
+    box = None
+    if sandbox is not None:
+        box = sandbox.but(writable=[tmp_dir], binds=place.binds if place else ())
+    pytest_report = place.command_path if place and verify.runner == "pytest" else None
+    try:
+        result = await run_process(
+            verify.command,
+            cwd=workspace,
+            env=verify_env(env, verify, pytest_report, tmp_dir),
+            timeout=verify.timeout_seconds,
+            output_cap=OUTPUT_CAP,
+            sandbox=box,
+        )
+        run = VerifyRun(
+            command=verify.command,
+            exit_code=result.exit_code,
+            passed=result.exit_code == 0 and not result.timed_out,
+            output=result.output,
+            duration_ms=result.duration_ms,
+            timed_out=result.timed_out,
+        )
+        if place is not None:
+            _read_junit(run, place)
+    finally:
+        if place is not None:
+            place.finish()
     if run.passed and run.failing:  # exit 0 but the report lists failures: trust the report
         run.passed = False
     return run
 
 
-def _read_junit(run: VerifyRun, path: Path) -> None:
-    if not path.is_file():
-        run.junit_problem = f"the command wrote no JUnit report at {path}"
+def _read_junit(run: VerifyRun, place: ReportPlace) -> None:
+    try:
+        data = place.read()
+    except ReportUnreadable as err:
+        if err.missing:
+            run.junit_problem = f"the command wrote no JUnit report at {place.shown}"
+        else:
+            run.junit_problem = f"could not read the JUnit report {place.shown}: {err}"
         return
     try:
-        run.tests = parse_junit(path)
+        run.tests = parse_junit_bytes(data)
         run.junit_found = True
-    except (JUnitXmlError, OSError, ValueError, SyntaxError) as err:
-        run.junit_problem = f"could not read the JUnit report {path}: {err}"
-
-
-def _put_back(path: Path, saved: bytes | None, *, inside: bool) -> None:
-    """Leave the workspace as it was: remove the report, or restore the file it replaced."""
-    try:
-        if saved is not None:
-            path.write_bytes(saved)
-        elif path.exists() and (inside or path.is_file()):
-            os.unlink(path)
-    except OSError:
-        pass
+    except (JUnitXmlError, ValueError, SyntaxError) as err:
+        run.junit_problem = f"could not read the JUnit report {place.shown}: {err}"

@@ -340,8 +340,9 @@ class ChangeCheck:
 
 def cannot_run_reason(run: VerifyRun, verify: Verify) -> str | None:
     """Why the verify command cannot run at all (None when it ran): the shell could not find
-    or execute it (exit 127 / 126), or ``runner: pytest`` produced no JUnit report (it did
-    not run pytest). Checked on the baseline run, before the model is called."""
+    or execute it (exit 127 / 126), ``runner: pytest`` produced no JUnit report (it did not run
+    pytest), or the ``junit:`` report is missing or unreadable. Checked on the baseline run,
+    before the model is called."""
     if run.timed_out:
         return None
     if run.exit_code in (126, 127):
@@ -351,6 +352,8 @@ def cannot_run_reason(run: VerifyRun, verify: Verify) -> str | None:
         if run.junit_problem.startswith("could not read"):
             return f"runner: pytest, but {run.junit_problem}"
         return "runner: pytest, but the command wrote no JUnit report: it did not run pytest"
+    if verify.junit and not run.junit_found:
+        return f"junit: {verify.junit}, but {run.junit_problem}"
     return None
 
 

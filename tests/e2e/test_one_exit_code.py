@@ -63,8 +63,14 @@ def _no_model_call(run) -> None:
             {},
             "runner: pytest, but the command wrote no JUnit report",
         ),
+        (
+            {"command": "echo checking; exit 1", "junit": ".agentci/verify.xml"},
+            {},
+            "junit: .agentci/verify.xml, but the command wrote no JUnit report at "
+            ".agentci/verify.xml",
+        ),
     ],
-    ids=["127", "126", "pytest-without-junit"],
+    ids=["127", "126", "pytest-without-junit", "junit-missing"],
 )
 def test_a_verify_command_that_cannot_run_is_invalid_input_before_any_model_call(
     tmp_path: Path, verify: dict, files: dict, says: str

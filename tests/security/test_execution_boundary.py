@@ -232,3 +232,26 @@ def test_a_later_setup_has_no_network_unless_set(
     second = "no_changes" if isolated else "invalid_input"
     statuses = [e.status for e in run.events if e.type == "task_finished"]
     assert statuses == ["success", second], run.stderr[-2000:]
+
+
+def test_a_verify_report_linked_to_agentci_environ_is_not_read_or_written_back(
+    tmp_path: Path,
+) -> None:
+    """The agent points the report path at ``/proc/self/environ``: read on the host, that is
+    agentci's own environment (the keys); written back, it would land in the patch."""
+    verify = {
+        "command": f"{PY} -m pytest -q -p no:cacheprovider --junitxml=reports/junit.xml tests",
+        "junit": "reports/junit.xml",
+        "attempts": 1,
+    }
+    plant = shell("mkdir -p reports && ln -sf /proc/self/environ reports/junit.xml")
+    case = make_attack(
+        tmp_path,
+        [plant, {"text": "done"}],
+        {"policy": {"mode": "yolo"}, "verify": verify},
+        {"tests/test_x.py": "def test_x():\n    assert False\n"},
+    )
+    run = case.run()
+    assert run.result["status"] == "verify_failed", run.stderr[-2000:]
+    assert case.leaked(run) == []
+    assert not (case.repo / "reports" / "junit.xml").exists()
