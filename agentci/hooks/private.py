@@ -8,8 +8,8 @@ relative words (``./ci/check.sh``, ``python3 ci/review_edit.py``) there. A modul
 next to a hook script is not in the copy, so no Python (3.10 included, where ``PYTHONSAFEPATH``
 does nothing) imports it; a git repository it plants in the folder is not there either.
 
-The copy takes regular files only (links and special files are left out, ``.git`` folders and
-agentci's own folders too), read through :mod:`agentci.workspace_io`, at most
+The copy takes regular files only (links and special files are left out, ``.git`` folders,
+agentci's own folders and output folders too), read through :mod:`agentci.workspace_io`, at most
 :data:`MAX_FILES` files and :data:`MAX_BYTES` bytes: a bigger folder is ``invalid_input`` (keep a
 recipe that has hooks in a folder of its own). Before each hook run the copy is checked against
 what was copied (:meth:`HookFiles.changed`): without a sandbox the agent could reach it, and a
@@ -34,6 +34,8 @@ from agentci.tempdirs import make_temp_dir
 MAX_FILES = 2_000
 #: Bytes of the recipe's folder copied at most.
 MAX_BYTES = 32 << 20
+#: The file that marks an output folder of agentci's (never copied).
+OUT_MARKER = ".agentci-out"
 #: Folders never copied, whatever their place.
 SKIPPED_NAMES = frozenset({".git", ".agentci", "__pycache__"})
 
@@ -91,6 +93,7 @@ def _copy_tree(src: Path, dst: Path, skip: set[Path]) -> None:
         dirs[:] = sorted(
             d for d in dirs
             if d not in SKIPPED_NAMES and (here / d) not in skip and not (here / d).is_symlink()
+            and not (here / d / OUT_MARKER).exists()  # an output folder of agentci's
         )  # fmt: skip
         for d in dirs:
             (dst / rel_top / d).mkdir()

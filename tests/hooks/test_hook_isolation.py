@@ -18,6 +18,7 @@ import yaml
 from hook_helpers import of_type, run_batch, scheduler, script
 
 from agentci.errors import InvalidInput
+from agentci.hooks.private import MAX_FILES, HookFiles
 from agentci.hooks.runner import HookRunner
 from agentci.providers.base import ToolCallPart
 from agentci.recipe.schema import Hooks
@@ -163,3 +164,28 @@ def test_a_hook_whose_private_copy_changed_is_not_run(repo_factory, tmp_path: Pa
         results[0].error
     )
     assert [e.exit_code for e in of_type(events, "hook_result")] == [None]
+
+
+def test_the_private_copy_holds_the_recipes_regular_files_only(tmp_path: Path):
+    folder = tmp_path / "recipe"
+    script(folder, "ci/check.py", "pass\n")
+    (folder / "ci/secret-link").symlink_to(tmp_path)
+    (folder / ".git").mkdir()
+    (folder / ".git/config").write_text("[core]\n")
+    (folder / "out").mkdir()
+    (folder / "out/.agentci-out").write_text("")
+    os.mkfifo(folder / "pipe")
+    files_of_run = HookFiles()  # the copy lives as long as this object
+    copy = files_of_run.prepare(folder, skip=[])
+    files = sorted(p.relative_to(copy).as_posix() for p in copy.rglob("*"))
+    assert files == ["ci", "ci/check.py"]
+    assert os.access(copy / "ci/check.py", os.X_OK)
+
+
+def test_a_recipe_folder_too_large_to_copy_is_invalid_input(tmp_path: Path):
+    folder = tmp_path / "recipe"
+    folder.mkdir()
+    for i in range(MAX_FILES + 1):
+        (folder / f"f{i}.txt").write_text("")
+    with pytest.raises(InvalidInput, match="keep a recipe with hooks and its hook scripts"):
+        HookFiles().prepare(folder, skip=[])
