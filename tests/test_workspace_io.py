@@ -3,7 +3,10 @@ only, sizes bounded (agentci.workspace_io)."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -116,3 +119,39 @@ def test_text_for_the_model_hides_the_checkouts_credentials(root: Path):
     )
     text = workspace_io.read_text_masked(root, ".git/config", 1000)
     assert text == '[http "https://github.com/"]\n\textraheader = ***\n'
+
+
+WALK = """\
+import errno, json, sys
+import pyseccomp as sc
+
+nosys = sc.SyscallFilter(sc.ALLOW)
+nosys.add_rule(sc.ERRNO(errno.ENOSYS), "openat2")  # a kernel without openat2
+nosys.load()
+from agentci import workspace_io
+
+out = {}
+for rel in sys.argv[2:]:
+    try:
+        out[rel] = workspace_io.read_bytes(sys.argv[1], rel, 100).decode()
+    except workspace_io.UnsafePath as err:
+        out[rel] = str(err)
+print(json.dumps(out))
+"""
+
+
+def test_without_openat2_the_walk_refuses_the_same_links(root: Path):
+    pytest.importorskip("pyseccomp")
+    (root / "inside").symlink_to("src/a.txt")
+    (root / "up").symlink_to(root.parent)
+    os.mkfifo(root / "pipe")
+    rels = ["src/a.txt", "inside", "up/outside.txt", "pipe"]
+    done = subprocess.run(
+        [sys.executable, "-c", WALK, str(root), *rels], capture_output=True, text=True, check=True
+    )
+    assert json.loads(done.stdout) == {
+        "src/a.txt": "hello\n",
+        "inside": LINK,
+        "up/outside.txt": LINK,
+        "pipe": "not a regular file",
+    }
