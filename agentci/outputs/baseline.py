@@ -12,6 +12,16 @@ from pathlib import Path
 from agentci.outputs.privgit import PrivateGit
 
 DEFAULT_EXCLUDE = (".agentci",)
+#: Tools' caches: never the agent's change, even where .gitignore does not list them (the private
+#: git dir ignores them, as if .git/info/exclude did).
+CACHE_PATTERNS = (
+    "__pycache__/",
+    "*.py[co]",
+    ".pytest_cache/",
+    ".ruff_cache/",
+    ".mypy_cache/",
+    ".hypothesis/",
+)
 MAX_IGNORED_SCAN = 100_000  # ignored files fingerprinted per snapshot, at most
 Entry = tuple[str, str] | None  # (mode, object id) of a path in a tree, None when absent
 Fingerprint = tuple[int, int, int, int]

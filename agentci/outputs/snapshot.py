@@ -30,7 +30,7 @@ import shutil
 from pathlib import Path
 
 from agentci.errors import InvalidInput
-from agentci.outputs.baseline import DEFAULT_EXCLUDE, Baseline, Snapshot
+from agentci.outputs.baseline import CACHE_PATTERNS, DEFAULT_EXCLUDE, Baseline, Snapshot
 from agentci.outputs.ignored import freeze_rules, remove_paths, scan_ignored
 from agentci.outputs.overlay import apply_overlay, record_verify
 from agentci.outputs.privgit import (
@@ -122,6 +122,7 @@ def _new_baseline(workspace: Path, git_dir: Path, exclude: tuple[str, ...]) -> B
                 (git_dir / "info" / "exclude").unlink(missing_ok=True)
                 top, user_git = workspace, None
                 pg = PrivateGit(git_dir, top, git_dir / "index")
+    _ignore_caches(git_dir)
     b = Baseline(workspace=workspace, work_tree=top, git_dir=git_dir, exclude=exclude,
                  prefix="" if top == workspace else workspace.relative_to(top).as_posix(),
                  repo_root=top if user_git is not None else None)  # fmt: skip
@@ -134,6 +135,15 @@ def _new_baseline(workspace: Path, git_dir: Path, exclude: tuple[str, ...]) -> B
             except GitFailed:
                 pg.index.unlink(missing_ok=True)
     return b
+
+
+def _ignore_caches(git_dir: Path) -> None:
+    """Add the tools' caches (:data:`CACHE_PATTERNS`) to the private git dir's ignore rules."""
+    exclude = git_dir / "info" / "exclude"
+    old = exclude.read_text(encoding="utf-8", errors="surrogateescape") if exclude.is_file() else ""
+    lines = "\n".join(CACHE_PATTERNS)
+    text = f"{old}\n# agentci: tool caches\n{lines}\n" if old else f"{lines}\n"
+    exclude.write_text(text, encoding="utf-8", errors="surrogateescape")
 
 
 def _clear_index_bits(pg: PrivateGit) -> None:

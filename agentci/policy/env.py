@@ -12,6 +12,7 @@ import contextlib
 import os
 import re
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
 
 #: Variables a tool process inherits from agentci's own environment when set.
@@ -51,6 +52,17 @@ FORCED: dict[str, str] = {
     "DEBIAN_FRONTEND": "noninteractive",
 }
 
+#: Set for tool processes unless the recipe passes its own value: the model's commands write no
+#: bytecode and no tool caches into the workspace (the environment verify gets too), so that
+#: running the tests does not add ``__pycache__/`` or ``.pytest_cache/`` to the change.
+NO_CACHES: dict[str, str] = {
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONPYCACHEPREFIX": os.path.join(tempfile.gettempdir(), "agentci-pycache"),
+    "PYTEST_ADDOPTS": "-p no:cacheprovider",
+    "RUFF_NO_CACHE": "true",
+    "MYPY_CACHE_DIR": os.devnull,
+}
+
 #: Tokens that give write access to the repository or the runner: never passed to a tool, not
 #: even when ``policy.env_passthrough`` names them (the Action's PR and comment delivery uses
 #: its token outside agentci's run, see docs/github-action.md).
@@ -80,7 +92,8 @@ def child_env(
     """Build the allowlisted environment for tool, setup and verify processes.
 
     ``passthrough`` names extra variables copied from ``source`` (default ``os.environ``)
-    when set. Everything else is dropped.
+    when set. Everything else is dropped. :data:`FORCED` is always set, :data:`NO_CACHES`
+    unless passed through.
     """
     src = os.environ if source is None else source
     env: dict[str, str] = {}
@@ -92,6 +105,8 @@ def child_env(
             env[name] = src[name]
     env.setdefault("PATH", os.defpath)
     env.update(FORCED)
+    for name, value in NO_CACHES.items():
+        env.setdefault(name, value)
     return env
 
 
