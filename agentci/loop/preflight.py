@@ -253,7 +253,7 @@ def _rule_problems(recipe: Recipe) -> list[RecipeError]:
 
 
 def _hook_problems(recipe: Recipe, recipe_dir: Path) -> list[RecipeError]:
-    from agentci.hooks.commands import resolve_command
+    from agentci.hooks.commands import is_inside, resolve_command
     from agentci.recipe.load import source_of
 
     source = source_of(recipe)
@@ -261,7 +261,19 @@ def _hook_problems(recipe: Recipe, recipe_dir: Path) -> list[RecipeError]:
     for stage in ("before_tool", "after_tool"):
         for i, hook in enumerate(getattr(recipe.hooks, stage)):
             _, script = resolve_command(hook.command, recipe_dir)
-            if script is not None and not script.is_file():
+            relative = not hook.command.lstrip().startswith("/")
+            if script is not None and relative and not is_inside(script, recipe_dir):
+                problems.append(
+                    source.error(
+                        f"{hook.command!r}: hooks run from a private copy of the recipe's "
+                        "folder: a relative command names a file inside that folder (no '..')",
+                        "hooks",
+                        stage,
+                        i,
+                        "command",
+                    )
+                )
+            elif script is not None and not script.is_file():
                 problems.append(
                     source.error(
                         f"no such hook script: {script} (a relative path is taken from the "

@@ -133,3 +133,20 @@ def test_the_agent_cannot_rewrite_a_hook_script_inside_the_checkout(repo_factory
     deny = next(e for e in run.events if e.type == "tool_call_decision")
     assert deny.decision == "deny" and deny.rule.startswith("protected:")
     assert run.result["changed_files"] == ["NOTE.md"]
+
+
+def test_validate_refuses_a_relative_hook_command_that_leaves_the_recipes_folder(
+    repo_factory, tmp_path: Path
+):
+    from agentci.testing.cli import agentci
+
+    repo = repo_factory({"README.md": "hi\n"})
+    (tmp_path / "check.sh").write_text("true\n")
+    hooks = "  before_tool: [{matcher: '*', command: ../check.sh}]"
+    recipe = setup(tmp_path, repo, hooks, "- text: hi\n")
+    done = agentci("validate", str(recipe), cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert (
+        "hooks.before_tool.0.command: '../check.sh': hooks run from a private copy of the "
+        "recipe's folder: a relative command names a file inside that folder (no '..')"
+    ) in done.stdout + done.stderr
