@@ -6,8 +6,8 @@ virtualenv, the toolchain). Hiding them one by one is a list that is always inco
 unless the recipe opens them (``host_sockets: true``), commands in the sandbox cannot make a
 socket that could reach one:
 
-* ``socket(AF_UNIX, …)`` fails with ``EACCES`` (no path, no abstract name can be connected to;
-  abstract names are per network namespace anyway);
+* ``socket(AF_UNIX, …)`` fails with ``EAFNOSUPPORT`` ("Address family not supported by
+  protocol": no path, no abstract name can be connected to);
 * ``socketpair(AF_UNIX, …)`` works for stream and seqpacket pairs (asyncio and multiprocessing
   use them) but not for datagram pairs, which ``connect``/``sendto`` could point at a host
   datagram socket;
@@ -15,7 +15,9 @@ socket that could reach one:
   ``socket`` system call).
 
 TCP/UDP over ``AF_INET``/``AF_INET6`` is the separate ``network`` switch (a network
-namespace). The filter is built with libseccomp (through ``pyseccomp``), which also handles
+namespace). The price: a program that makes its own Unix socket in the sandbox (Python's
+``multiprocessing`` forkserver, the default from Python 3.14, or a ``Manager``; a test server on
+a socket path) fails too; such a project's verify needs ``verify.host_sockets: true``. The filter is built with libseccomp (through ``pyseccomp``), which also handles
 the architecture check: a system call of another ABI (32-bit x86, x32) kills the process
 instead of slipping past the filter.
 """
@@ -44,10 +46,10 @@ def _program() -> bytes | str:
         return f"libseccomp cannot be loaded ({exc}); install libseccomp2"
     try:
         f = sc.SyscallFilter(sc.ALLOW)
-        f.add_rule(sc.ERRNO(errno.EACCES), "socket", sc.Arg(0, sc.EQ, socket.AF_UNIX))
+        f.add_rule(sc.ERRNO(errno.EAFNOSUPPORT), "socket", sc.Arg(0, sc.EQ, socket.AF_UNIX))
         unix_pair = sc.Arg(0, sc.EQ, socket.AF_UNIX)
         datagram = sc.Arg(1, sc.MASKED_EQ, SOCK_TYPE_MASK, int(socket.SOCK_DGRAM))
-        f.add_rule(sc.ERRNO(errno.EACCES), "socketpair", unix_pair, datagram)
+        f.add_rule(sc.ERRNO(errno.EAFNOSUPPORT), "socketpair", unix_pair, datagram)
         f.add_rule(sc.ERRNO(errno.EPERM), "io_uring_setup")
         with tempfile.TemporaryFile() as out:
             f.export_bpf(out)

@@ -8,6 +8,9 @@ A verify command whose tool is missing fails like a failing test suite (exit 1 f
     ModuleNotFoundError: No module named 'pytest'        (a script importing X)
     bash: line 1: pytest: command not found              (exit 127)
     bash: ./check.sh: Permission denied                  (exit 126)
+
+and :func:`sandbox_note` what the sandbox refused (a Unix socket, closed unless
+``host_sockets`` opens it).
 """
 
 from __future__ import annotations
@@ -40,3 +43,18 @@ def cannot_run(exit_code: int | None, output: str) -> str | None:
     if exit_code == 126:
         return "the verify command could not run: not executable (exit 126) — check its mode"
     return None
+
+
+#: What a program sees when the sandbox's socket filter refuses a Unix socket (EAFNOSUPPORT).
+_NO_UNIX_SOCKET = "Address family not supported by protocol"
+
+
+def sandbox_note(output: str) -> str | None:
+    """A hint when the command's output shows the sandbox refused a Unix socket."""
+    if _NO_UNIX_SOCKET not in output:
+        return None
+    return (
+        "the sandbox refuses Unix sockets unless verify.host_sockets is true (multiprocessing's "
+        "forkserver and Manager, and servers on a socket path, need them); 'Address family not "
+        "supported by protocol' above may be that"
+    )

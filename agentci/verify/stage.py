@@ -38,7 +38,7 @@ from agentci.outcome import Status
 from agentci.recipe.schema import Verify
 from agentci.tempdirs import make_temp_dir
 from agentci.verify.compare import Changes, compare, merge_rerun
-from agentci.verify.diagnose import cannot_run
+from agentci.verify.diagnose import cannot_run, sandbox_note
 from agentci.verify.feedback import guard_feedback, tail, template_vars, verify_feedback
 from agentci.verify.guards import (
     PATH_GUARDS,
@@ -330,7 +330,8 @@ class ChangeCheck:
             ],
             changes=changes.as_dict() if changes else {},
             output_tail=tail(run.output)
-            + (f"\n[{run.junit_problem}]" if run.junit_problem else ""),
+            + (f"\n[{run.junit_problem}]" if run.junit_problem else "")
+            + (f"\n[{note}]" if (note := sandbox_note(run.output)) else ""),
             duration_ms=run.duration_ms,
             locations=run_locations(run, self.workspace),
         )

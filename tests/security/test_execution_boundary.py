@@ -255,3 +255,21 @@ def test_a_verify_report_linked_to_agentci_environ_is_not_read_or_written_back(
     assert run.result["status"] == "verify_failed", run.stderr[-2000:]
     assert case.leaked(run) == []
     assert not (case.repo / "reports" / "junit.xml").exists()
+
+
+MANAGER = f'{PY} -c "import multiprocessing; multiprocessing.Manager().shutdown()"'
+
+
+@pytest.mark.parametrize("host_sockets, passes", [(None, False), (True, True)])
+def test_verify_that_needs_its_own_unix_sockets_says_how_to_open_them(
+    tmp_path: Path, host_sockets: bool | None, passes: bool
+) -> None:
+    verify: dict[str, object] = {"command": MANAGER, "attempts": 1}
+    if host_sockets is not None:
+        verify["host_sockets"] = host_sockets
+    case = make_attack(tmp_path, [{"text": "done"}], {"verify": verify, "allow_no_changes": True})
+    run = case.run()
+    baseline = next(e for e in run.events if e.type == "verify_result")
+    assert baseline.passed is passes, baseline.output_tail
+    hint = "the sandbox refuses Unix sockets unless verify.host_sockets is true"
+    assert (hint in baseline.output_tail) is not passes
