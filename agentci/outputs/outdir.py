@@ -104,7 +104,28 @@ def prepare_out_dir(path: Path, *, reserve: bool = False) -> Path:
         ) from err
 
 
+def _no_link_below_cwd(path: Path) -> None:
+    """Refuse an output folder reached through a symbolic link inside the directory agentci
+    runs in (the checkout, in CI): a committed ``.agentci -> /elsewhere`` would make agentci
+    write its outputs wherever the link points."""
+    cwd = Path.cwd()
+    try:
+        rel = path.relative_to(cwd)
+    except ValueError:
+        return  # a folder named outside the directory agentci runs in: the user's own choice
+    here = cwd
+    for part in rel.parts:
+        here = here / part
+        if here.is_symlink():
+            raise InvalidInput(
+                f"outputs.dir / --out {path}: {here} is a symbolic link; agentci does not follow "
+                "links inside the directory it runs in for its outputs (a checkout could point "
+                "them anywhere)"
+            )
+
+
 def _prepare(path: Path) -> Path:
+    _no_link_below_cwd(path)
     if path.exists() and not path.is_dir():
         raise InvalidInput(f"outputs.dir / --out {path} exists and is not a folder")
     _lock("outputs.dir / --out", path.resolve(), "wait for it to finish or choose another --out")

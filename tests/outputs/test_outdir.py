@@ -150,3 +150,17 @@ def test_an_output_folder_the_agent_could_write_is_invalid_input(tmp_path: Path)
         "the workspace"
     )
     assert run.result["usage"]["model_calls"] == 0
+
+
+def test_an_output_folder_reached_through_a_committed_link_is_invalid_input(tmp_path: Path):
+    case = write_case(tmp_path, [{"text": "done"}], {})
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (case.repo / ".agentci").symlink_to(elsewhere)
+    run = run_recipe(case.recipe, Path(".agentci/out"), cwd=case.repo)
+    assert run.code == 2, run.stderr
+    assert (
+        f"outputs.dir / --out {case.repo / '.agentci/out'}: {case.repo / '.agentci'} is a "
+        "symbolic link" in run.stderr
+    )
+    assert list(elsewhere.iterdir()) == []
