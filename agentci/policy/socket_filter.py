@@ -42,7 +42,7 @@ class SocketFilterUnavailable(RuntimeError):
 def _program() -> bytes | str:
     try:
         import pyseccomp as sc  # type: ignore[import-untyped]
-    except (ImportError, OSError) as exc:  # OSError: libseccomp.so.2 is missing
+    except (ImportError, OSError, RuntimeError) as exc:  # libseccomp.so.2 is missing
         return f"libseccomp cannot be loaded ({exc}); install libseccomp2"
     try:
         f = sc.SyscallFilter(sc.ALLOW)

@@ -221,3 +221,24 @@ def _run_as_nobody(tmp_path: Path, steal: str) -> None:
     done = subprocess.run(cmd, cwd=case.repo, env=env, capture_output=True, text=True, timeout=120)
     assert (case.repo / "leak.txt").exists(), done.stderr[-2000:]  # the attack ran
     assert all(v not in (case.repo / "leak.txt").read_text() for v in CANARIES.values())
+
+
+def test_without_libseccomp_the_sandbox_counts_as_not_working() -> None:
+    """No socket filter, no sandbox: under CI that is a recipe error, never a silent gap."""
+    code = (
+        "import sys; sys.modules['pyseccomp'] = None\n"
+        "from agentci.errors import InvalidInput\n"
+        "from agentci.policy.sandbox import bwrap_problem, check_sandbox_mode\n"
+        "print(bwrap_problem())\n"
+        "try:\n"
+        "    check_sandbox_mode('bwrap')\n"
+        "except InvalidInput as err:\n"
+        "    print('refused:', err)\n"
+    )
+    done = subprocess.run([PY, "-c", code], capture_output=True, text=True, timeout=60)
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0, done.stderr
+    if "not installed" in lines[0]:
+        pytest.skip(lines[0])
+    assert lines[0].startswith("the sandbox's socket filter cannot be made: libseccomp cannot")
+    assert lines[1].startswith("refused: sandbox: bwrap was asked for, but the sandbox's socket")
