@@ -17,7 +17,6 @@ blocked is reported once (``error`` event, kind ``loop_check_failed``) and not a
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import AsyncIterator
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -76,11 +75,11 @@ class Verdict(BaseModel):
 
 def parse_verdict(text: str) -> Verdict | None:
     """The verdict in ``text`` (a JSON object, possibly in a code fence), or None."""
-    match = re.search(r"\{.*\}", text, re.DOTALL)
-    if match is None:
+    start, end = text.find("{"), text.rfind("}")  # a regex \{.*\} is quadratic on "{{{…"
+    if start < 0 or end < start:
         return None
     try:
-        return Verdict.model_validate(json.loads(match.group(0)))
+        return Verdict.model_validate(json.loads(text[start : end + 1]))
     except (json.JSONDecodeError, ValidationError):
         return None
 

@@ -33,8 +33,10 @@ MAX_NAMED_PATHS = 32
 #: Files loaded at most (the hierarchy of many named paths stays bounded).
 MAX_FILES = 32
 
-# A path-like word of a prompt: `src/app.py`, src/app/, ./docs/x.md (quotes and backticks stripped)
-_PATH_WORD = re.compile(r"[\w.@+-]*[/.][\w./@+-]*")
+# A word of path characters; it names a path when it holds a / or a . (`src/app.py`, src/app/,
+# ./docs/x.md; quotes and backticks stripped). One character class, so a search is linear in
+# the prompt: a pattern that must find a [/.] inside the word is quadratic on a long word.
+_WORD = re.compile(r"[\w./@+-]+")
 
 
 @dataclass
@@ -86,7 +88,9 @@ class ProjectContext:
 def named_paths(prompt: str) -> list[str]:
     """Path-like words of ``prompt``, in order, without duplicates (at most MAX_NAMED_PATHS)."""
     seen: list[str] = []
-    for word in _PATH_WORD.findall(prompt):
+    for word in _WORD.findall(prompt):
+        if "/" not in word and "." not in word:
+            continue
         word = word.rstrip(".").removeprefix("./")
         if word.strip("./") and word not in seen:
             seen.append(word)

@@ -34,7 +34,9 @@ _SECRET_KEY = re.compile(
 )
 _SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$')
 _ENTRY = re.compile(r"^(\s*)([A-Za-z][A-Za-z0-9-]*)(\s*=\s*|\s*$)(.*)$")
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s\"']+@")
+# The scheme starts where no scheme character comes before it (``\b`` would try every letter
+# of a long dotted word again, which is quadratic).
+_USERINFO = re.compile(r"(?i)(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*://)[^/@\s\"']+@")
 
 WARNING = (
     "set `persist-credentials: false` on actions/checkout: the workspace's git config holds "

@@ -115,8 +115,10 @@ class GlobWord(str):
     matching file names, which may look like options (a file named ``--output=x``)."""
 
 
-_BRACE = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
-_GLOB = re.compile(r"[*?]|\[[^\]]*\]")
+# A {…} with no brace inside; it expands when it holds a , or a .. (checked on the match: a
+# pattern that looks for the , inside the braces is quadratic on "{,,,…").
+_BRACE = re.compile(r"\{[^{}]*\}")
+_GLOB = re.compile(r"[*?]|\[[^\]\[]*\]")  # no [ inside: "[[[…" stays linear
 
 
 def _bare(node: Node) -> str:
@@ -135,7 +137,7 @@ def word(node: Node) -> str | None:
     if value is None:
         return None
     bare = _bare(node)
-    if _BRACE.search(bare):
+    if any("," in m[0] or ".." in m[0] for m in _BRACE.finditer(bare)):
         return None
     return GlobWord(value) if _GLOB.search(bare) else value
 

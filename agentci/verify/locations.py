@@ -36,7 +36,7 @@ _TEXT = re.compile(
     r"^(?P<file>[^\s:][^:\n]*?):(?P<line>\d+)(?::(?P<col>\d+))?:\s*(?P<msg>\S.*)$", re.MULTILINE
 )
 _LEADING_CODE = re.compile(r"^(?P<code>[A-Z]{1,4}\d{2,5})\b:?\s*(?:\[\*\]\s*)?")
-_MYPY_TAIL = re.compile(r"\s+\[(?P<code>[a-z][a-z0-9-]*)\]$")
+_MYPY_TAIL = re.compile(r"(?<!\s)\s+\[(?P<code>[a-z][a-z0-9-]*)\]$")  # from a run's start: linear
 _LEVEL = re.compile(r"^(?P<level>error|warning|note|info):\s*", re.IGNORECASE)
 
 
