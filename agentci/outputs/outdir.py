@@ -21,11 +21,14 @@ Two runs at once: :func:`prepare_out_dir` takes an exclusive lock on the folder 
 :func:`lock_workspace` one on a workspace the agent edits in place) for the life of the process.
 A second run refuses at once with ``invalid_input`` (exit 2) naming the other run's pid; it does
 not wait. The locks live in ``<tmp>/agentci-locks/`` (not in the user's folders) and are released
-by the kernel when the process ends, however it ends.
+by the kernel when the process ends, however it ends. A run removes its lock files as it exits,
+and the files of runs that were killed (no process holds them) are removed by the next run, so
+the folder holds one file per run in progress, not one per run ever made.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import fcntl
 import hashlib
@@ -42,6 +45,7 @@ RESERVE = ".agentci-reserve"
 RESERVE_BYTES = 256 * 1024  # at most; a quarter of the free space on a small disk
 _GITIGNORE = "# written by agentci: its outputs are never part of a commit\n*\n"
 _held: dict[str, int] = {}  # lock file → open descriptor (held until the process exits)
+_owner = 0  # the pid that took them (a forked child inherits the dict, not the locks' files)
 
 
 def _ours(path: Path) -> bool:
@@ -55,28 +59,83 @@ def _remove_temp_files(path: Path) -> None:
                 p.unlink()
 
 
-def _lock(what: str, path: Path, hint: str) -> None:
-    """Take the process-lifetime lock for ``path``; InvalidInput when another run holds it."""
-    key = hashlib.sha256(f"{what}:{path}".encode("utf-8", "surrogateescape")).hexdigest()[:24]
+def _lock_folder() -> Path:
     folder = Path(tempfile.gettempdir()) / "agentci-locks"
-    lock = folder / f"{key}.lock"
-    if str(lock) in _held:
-        return
     if not folder.is_dir():
         folder.mkdir(exist_ok=True)
         with contextlib.suppress(OSError):  # shared by every user's runs, like /tmp itself
             folder.chmod(0o1777)
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        other = os.read(fd, 200).decode("utf-8", "replace").strip() or "unknown"
+    return folder
+
+
+def _open_locked(lock: Path) -> int | None:
+    """A descriptor of ``lock`` holding its exclusive lock, or None when another process holds
+    it. A file that was removed (or replaced) between the open and the lock is opened again:
+    a lock file is only ever removed by a process that holds its lock."""
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return None
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(lock))
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd
         os.close(fd)
-        raise InvalidInput(
-            f"{what} {path} is in use by another agentci run (pid {other}); {hint}"
-        ) from None
+
+
+def _sweep(folder: Path) -> None:
+    """Remove the lock files no process holds (left by runs that were killed)."""
+    for stale in folder.glob("*.lock"):
+        if str(stale) in _held:
+            continue
+        with contextlib.suppress(OSError):
+            fd = os.open(stale, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                if os.path.samestat(os.fstat(fd), os.lstat(stale)):
+                    stale.unlink()
+            finally:
+                os.close(fd)
+
+
+@atexit.register
+def _release() -> None:
+    """Remove this process's lock files (still holding them) as it exits; the kernel releases
+    the locks. A killed run's files are removed by the next run's :func:`_sweep`."""
+    if os.getpid() != _owner:
+        return  # a forked child: the locks are its parent's
+    for lock, fd in list(_held.items()):
+        with contextlib.suppress(OSError):
+            os.unlink(lock)
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        del _held[lock]
+
+
+def _lock(what: str, path: Path, hint: str) -> None:
+    """Take the process-lifetime lock for ``path``; InvalidInput when another run holds it."""
+    key = hashlib.sha256(f"{what}:{path}".encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    folder = _lock_folder()
+    lock = folder / f"{key}.lock"
+    if str(lock) in _held:
+        return
+    _sweep(folder)
+    fd = _open_locked(lock)
+    if fd is None:
+        try:
+            other = lock.read_text("utf-8", "replace").strip() or "unknown"
+        except OSError:
+            other = "unknown"
+        raise InvalidInput(f"{what} {path} is in use by another agentci run (pid {other}); {hint}")
     os.ftruncate(fd, 0)
     os.write(fd, str(os.getpid()).encode())
+    global _owner
+    _owner = os.getpid()
     _held[str(lock)] = fd
 
 
