@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from agentci.context.tokens import estimate_message
-from agentci.errors import NoUsableAnswer
+from agentci.errors import Blocked, NoUsableAnswer, ProviderFailed
 from agentci.events import types as ev
 from agentci.providers.base import Message, ModelChunk, ModelRequest, Part, TextPart
 
@@ -125,13 +125,17 @@ def drop_oldest(messages: list[Message], split: int, first: str) -> list[Message
 
 class Summary:
     """The summary call; iterate it for its events (``usage``, ``retry``, …), then read
-    ``text`` (empty when the model gave no usable answer)."""
+    ``text`` (empty when the model gave no usable answer), ``cut`` (the answer stopped at the
+    output limit: MAX_TOKENS) and ``failure`` (why the call failed for good or was blocked).
+    A budget running out or a cancellation still ends the task."""
 
     def __init__(self, chat: Chat, request: ModelRequest, meter: CallMeter | None) -> None:
         self.chat = chat
         self.request = request
         self.meter = meter
         self.text = ""
+        self.cut = False
+        self.failure: str | None = None
 
     def __aiter__(self) -> AsyncIterator[ev.Event]:
         return self._run()
@@ -143,10 +147,13 @@ class Summary:
                     self.text += "".join(
                         p.text for p in item.parts if isinstance(p, TextPart) and not p.thought
                     )
+                    self.cut = self.cut or item.finish_reason == "MAX_TOKENS"
                     continue
                 if isinstance(item, ev.Retry):
-                    self.text = ""  # the attempt's text is discarded
+                    self.text, self.cut = "", False  # the attempt's text is discarded
                 yield item
         except NoUsableAnswer:
             self.text = ""
+        except (ProviderFailed, Blocked) as err:
+            self.text, self.failure = "", f"{err.status}: {err.reason}"
         self.text = self.text.strip()

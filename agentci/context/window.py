@@ -7,7 +7,8 @@ Before each model turn :meth:`ContextKeeper.before_request`:
 2. estimates the next request (:mod:`agentci.context.tokens`); when it reaches
    ``context.compress_at`` of the window (:mod:`agentci.providers.windows`), compresses the
    history (:mod:`agentci.context.compression`): a state snapshot written by the model, or —
-   once a snapshot failed (not smaller, or empty), or when even the older part alone would
+   once a snapshot failed (not smaller, empty, cut at the output limit, or the call failed or
+   was blocked: the history is kept and the task goes on), or when even the older part alone would
    not fit the window — the oldest turns dropped. Each attempt is a ``chat_compressed``
    event with its status and the estimated tokens before and after;
 3. when the request still cannot fit the window, drops older turns again while it can, and
@@ -111,7 +112,11 @@ class ContextKeeper:
                 yield event
             status: ev.CompressionStatus = "failed_empty"
             after = size
-            if summary.text:
+            if summary.failure:
+                status = "failed_error"
+            elif summary.cut:
+                status = "failed_truncated"  # a cut snapshot would lose the rest of the state
+            elif summary.text:
                 origin = self._remember_origin(messages)
                 new = with_snapshot(summary.text, messages[split:], origin)
                 if estimate_messages(new) < estimate_messages(messages):
@@ -120,7 +125,9 @@ class ContextKeeper:
                     status, after = "failed_inflated", fixed + estimate_messages(new)
             if status != "compressed":
                 self.summary_failed = True
-            yield ev.ChatCompressed(tokens_before=size, tokens_after=after, status=status)
+            yield ev.ChatCompressed(
+                tokens_before=size, tokens_after=after, status=status, reason=summary.failure
+            )
             size = self._size(session)
         elif split:
             after = self._drop(session, split)

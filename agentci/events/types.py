@@ -143,7 +143,14 @@ class ModelFallback(_Event):
     reason: str
 
 
-CompressionStatus = Literal["compressed", "failed_inflated", "failed_empty", "content_truncated"]
+CompressionStatus = Literal[
+    "compressed",
+    "failed_inflated",
+    "failed_empty",
+    "failed_truncated",
+    "failed_error",
+    "content_truncated",
+]
 
 
 class ChatCompressed(_Event):
@@ -151,6 +158,9 @@ class ChatCompressed(_Event):
     (docs/context.md). ``status``: ``compressed`` (older turns replaced by a state snapshot),
     ``failed_inflated`` (the snapshot was not smaller: the history is kept, and later
     compressions only drop old turns), ``failed_empty`` (the model gave no snapshot: the same),
+    ``failed_truncated`` (the snapshot was cut at the output limit: the same, a cut snapshot never
+    replaces the history), ``failed_error`` (the summary call failed for good or was blocked: the
+    same, and the task goes on; ``reason`` says why),
     ``content_truncated`` (the oldest turns were dropped). Tokens are estimates of the prompt
     before and after (docs/context.md)."""
 
@@ -158,6 +168,7 @@ class ChatCompressed(_Event):
     tokens_before: int
     tokens_after: int
     status: CompressionStatus = "compressed"
+    reason: str | None = None
 
 
 class ContextWindowWillOverflow(_Event):

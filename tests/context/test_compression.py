@@ -17,7 +17,14 @@ from agentci.context.compression import (
 from agentci.errors import BudgetExhausted, ContextWindowFull
 from agentci.events import types as ev
 from agentci.events.console import ConsoleSink
-from agentci.providers.base import Message, ModelRequest, TextPart, ToolCallPart, ToolResultPart
+from agentci.providers.base import (
+    Message,
+    ModelRequest,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    TransientProviderError,
+)
 from agentci.providers.gemini_wire import message_to_json, request_body
 from agentci.providers.scripted import Reply, ScriptedProvider, call
 from agentci.recipe.schema import Budget, Context
@@ -265,3 +272,78 @@ def test_the_task_and_its_project_context_survive_every_compression(
     for request in after_each:
         texts = [p.text for p in request.messages[0].parts if isinstance(p, TextPart)]
         assert texts[1] == ORIGIN_INTRO + task
+
+
+class Failing(Agent):
+    """An :class:`Agent` whose summary call answers ``summary`` (a Reply) or raises ``error``."""
+
+    def __init__(self, turns: int, summary: Reply | None = None, error: Exception | None = None):
+        super().__init__(turns)
+        self.reply, self.error = summary, error
+
+    def __call__(self, request: ModelRequest, index: int) -> Reply:
+        if request.system == SNAPSHOT_SYSTEM:
+            if self.error is not None:
+                raise self.error
+            assert self.reply is not None
+            return self.reply
+        return super().__call__(request, index)
+
+
+def _snapshot_sent(provider: ScriptedProvider) -> bool:
+    return any(
+        r.messages[0].text.startswith(SNAPSHOT_INTRO) for r in provider.requests if r.messages
+    )
+
+
+def test_a_snapshot_cut_at_the_output_limit_never_replaces_the_history(
+    repo_factory, tmp_path: Path
+) -> None:
+    repo = repo_factory({"big.txt": BIG})
+    cut = Reply(
+        text="<state_snapshot><goal>read big.txt</goal><files>big", finish_reason="MAX_TOKENS"
+    )
+    provider = ScriptedProvider(Failing(turns=12, summary=cut))
+    session = context_session(repo, tmp_path / "out", provider, window=24_000)
+    events = run(session, "Read big.txt again and again.")
+
+    statuses = [e.status for e in events if isinstance(e, ev.ChatCompressed)]
+    assert statuses[0] == "failed_truncated"
+    assert "compressed" not in statuses
+    assert len(summaries(provider)) == 1
+    assert not _snapshot_sent(provider)
+    assert provider.requests[summaries(provider)[0] + 1].messages[0].parts == [
+        TextPart("Read big.txt again and again.")
+    ]
+    assert events[-1].type != "error" and session.state.messages[-1].text == "finished"
+
+
+def test_a_blocked_summary_call_is_reported_and_the_task_goes_on(
+    repo_factory, tmp_path: Path
+) -> None:
+    repo = repo_factory({"big.txt": BIG})
+    blocked = Reply(text="", finish_reason="SAFETY")
+    provider = ScriptedProvider(Failing(turns=12, summary=blocked))
+    session = context_session(repo, tmp_path / "out", provider, window=24_000)
+    events = run(session, "Read big.txt again and again.")
+
+    first = next(e for e in events if isinstance(e, ev.ChatCompressed))
+    assert first.status == "failed_error"
+    assert first.reason == "blocked: the model's output was blocked (SAFETY)"
+    assert not _snapshot_sent(provider)
+    assert session.state.messages[-1].text == "finished"
+
+
+def test_a_summary_call_that_fails_for_good_is_reported_and_the_task_goes_on(
+    repo_factory, tmp_path: Path
+) -> None:
+    repo = repo_factory({"big.txt": BIG})
+    provider = ScriptedProvider(Failing(turns=12, error=TransientProviderError("HTTP 500")))
+    session = context_session(repo, tmp_path / "out", provider, window=24_000)
+    events = run(session, "Read big.txt again and again.")
+
+    first = next(e for e in events if isinstance(e, ev.ChatCompressed))
+    assert first.status == "failed_error"
+    assert first.reason is not None and first.reason.startswith("provider_error: ")
+    assert "HTTP 500" in first.reason
+    assert session.state.messages[-1].text == "finished"
