@@ -53,7 +53,7 @@ def test_a_url_with_credentials_after_a_dotted_word_is_still_masked():
     text = '[remote "o"]\n\turl = x.https://user:tok@example.com/r.git\n'
     masked, found = sanitise(text)
     assert masked == '[remote "o"]\n\turl = x.https://***@example.com/r.git\n'
-    assert found == ['remote.o (a URL with credentials)']
+    assert found == ["remote.o (a URL with credentials)"]
 
 
 def test_a_verify_message_with_a_huge_run_of_spaces_is_read(tmp_path: Path):
