@@ -32,6 +32,8 @@ import tempfile
 
 #: ``type & SOCK_TYPE_MASK`` is the socket type without SOCK_CLOEXEC / SOCK_NONBLOCK.
 SOCK_TYPE_MASK = 0xF
+#: An ``int`` argument as the kernel sees it: the low 32 bits of the register.
+INT_MASK = 0xFFFF_FFFF
 
 
 class SocketFilterUnavailable(RuntimeError):
@@ -46,8 +48,11 @@ def _program() -> bytes | str:
         return f"libseccomp cannot be loaded ({exc}); install libseccomp2"
     try:
         f = sc.SyscallFilter(sc.ALLOW)
-        f.add_rule(sc.ERRNO(errno.EAFNOSUPPORT), "socket", sc.Arg(0, sc.EQ, socket.AF_UNIX))
-        unix_pair = sc.Arg(0, sc.EQ, socket.AF_UNIX)
+        # The kernel reads the family as a 32-bit int: compare the low 32 bits only, or
+        # socket(0x1_0000_0001, …) would be AF_UNIX to the kernel and not to the filter.
+        unix = sc.Arg(0, sc.MASKED_EQ, INT_MASK, int(socket.AF_UNIX))
+        f.add_rule(sc.ERRNO(errno.EAFNOSUPPORT), "socket", unix)
+        unix_pair = sc.Arg(0, sc.MASKED_EQ, INT_MASK, int(socket.AF_UNIX))
         datagram = sc.Arg(1, sc.MASKED_EQ, SOCK_TYPE_MASK, int(socket.SOCK_DGRAM))
         f.add_rule(sc.ERRNO(errno.EAFNOSUPPORT), "socketpair", unix_pair, datagram)
         f.add_rule(sc.ERRNO(errno.EPERM), "io_uring_setup")

@@ -8,6 +8,7 @@ canaries in agentci's environment, a host folder outside the workspace as the es
 from __future__ import annotations
 
 import os
+import platform
 import shutil
 import socket
 import subprocess
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from as_nobody import AS_NOBODY, NOBODY, why_nobody_cannot_run
-from attack_case import CANARIES, AttackCase, make_attack, shell
+from attack_case import CANARIES, AttackCase, make_attack, shell, tool
 from listener import HostSocket
 
 from agentci.policy.sandbox import bwrap_problem
@@ -118,6 +119,36 @@ def test_a_host_socket_inside_a_carried_tmp_virtualenv_is_closed(tmp_path: Path)
     finally:
         sock.close()
         shutil.rmtree(venv, ignore_errors=True)
+
+
+#: The socket system call's number where agentci's sandbox runs.
+SYS_SOCKET = {"x86_64": 41, "aarch64": 198}.get(platform.machine())
+
+
+@needs_bwrap
+@pytest.mark.skipif(SYS_SOCKET is None, reason=f"no socket number for {platform.machine()}")
+def test_a_family_with_high_bits_set_does_not_slip_past_the_filter(
+    tmp_path: Path, host_socket: HostSocket
+) -> None:
+    """The kernel reads the family as a 32-bit int: 0x1_0000_0001 is AF_UNIX to it."""
+    smuggle = (
+        "import ctypes, socket\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "libc.syscall.restype = ctypes.c_long\n"
+        "libc.syscall.argtypes = [ctypes.c_long] * 4\n"
+        f"fd = libc.syscall({SYS_SOCKET}, 0x100000001, socket.SOCK_STREAM, 0)\n"
+        "assert fd >= 0, 'refused'\n"
+        "s = socket.socket(fileno=fd)\n"
+        f"s.connect({str(host_socket.path)!r})\n"
+        "s.sendall(b'leak')\n"
+    )
+    script = [tool("write_file", file_path="smuggle.py", content=smuggle)]
+    script += [shell(f"{PY} smuggle.py"), {"text": "done"}]
+    case = make_attack(tmp_path, script, YOLO)
+    run = case.run()
+    responses = [str(e.model_dump()) for e in run.events if e.type == "tool_call_response"]
+    assert "AssertionError: refused" in responses[-1], responses[-1]
+    assert host_socket.got == []
 
 
 @needs_bwrap
