@@ -52,9 +52,8 @@ def _program() -> bytes | str:
         # socket(0x1_0000_0001, …) would be AF_UNIX to the kernel and not to the filter.
         unix = sc.Arg(0, sc.MASKED_EQ, INT_MASK, int(socket.AF_UNIX))
         f.add_rule(sc.ERRNO(errno.EAFNOSUPPORT), "socket", unix)
-        unix_pair = sc.Arg(0, sc.MASKED_EQ, INT_MASK, int(socket.AF_UNIX))
         datagram = sc.Arg(1, sc.MASKED_EQ, SOCK_TYPE_MASK, int(socket.SOCK_DGRAM))
-        f.add_rule(sc.ERRNO(errno.EAFNOSUPPORT), "socketpair", unix_pair, datagram)
+        f.add_rule(sc.ERRNO(errno.EAFNOSUPPORT), "socketpair", unix, datagram)
         f.add_rule(sc.ERRNO(errno.EPERM), "io_uring_setup")
         with tempfile.TemporaryFile() as out:
             f.export_bpf(out)
