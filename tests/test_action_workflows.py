@@ -28,7 +28,7 @@ PROJECT = {
     "pyproject.toml": '[project]\nname = "calc"\nversion = "0"\n',
     "calc.py": "def add(a, b):\n    return a - b\n",
     "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
-    ".gitignore": ".agentci/\nagentci-out/\n",
+    ".gitignore": ".agentci/\n",
 }
 
 
