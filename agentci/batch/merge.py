@@ -21,7 +21,6 @@ Merged files:
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -43,6 +42,7 @@ class TaskOutput:
 
     source: Path
     result: dict[str, Any]
+    shard: tuple[Path, str] | None = None  # (shard folder, relative task folder): untrusted
 
     @property
     def recipe(self) -> str:
@@ -88,19 +88,28 @@ def read_task_output(folder: Path) -> TaskOutput:
 
 def find_task_outputs(dirs: list[Path]) -> list[TaskOutput]:
     """The task folders in ``dirs``: batch or shard outputs (their result.json lists them) or
-    the folder of a one-task run. InvalidInput for a folder that is neither, or a task found
-    twice."""
+    the folder of a one-task run. InvalidInput for a folder that is neither, a task found
+    twice, or a result.json of another shape (downloaded folders are untrusted input:
+    :mod:`agentci.batch.shard_input`)."""
+    from agentci.batch.shard_input import read_result, task_dir
+
     found: list[TaskOutput] = []
     for folder in dirs:
-        path = folder / "result.json"
-        try:
-            result = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:
-            raise InvalidInput(f"{folder}: no readable result.json ({err})") from None
-        if result.get("kind") == "batch":
-            found += [read_task_output(folder / t["dir"]) for t in result.get("tasks") or []]
-        else:
-            found.append(read_task_output(folder))
+        result = read_result(folder)
+        rels = (
+            [task_dir(folder, t) for t in result["tasks"]]
+            if result.get("kind") == "batch"
+            else ["."]
+        )
+        for rel in rels:
+            task = read_result(folder, rel) if rel != "." else result
+            if len(task.get("tasks") or []) > 1:
+                raise InvalidInput(
+                    f"{folder / rel}: the outputs of a run of {len(task['tasks'])} tasks in one "
+                    "folder; merge the outputs of `agentci batch` or `agentci run --shard` (one "
+                    "folder per task)"
+                )
+            found.append(TaskOutput(folder / rel, task, (folder, rel)))
     seen: dict[str, Path] = {}
     for out in found:
         if out.key in seen:
@@ -109,13 +118,18 @@ def find_task_outputs(dirs: list[Path]) -> list[TaskOutput]:
     return found
 
 
-def copy_task_outputs(tasks: list[TaskOutput], out_dir: Path) -> list[TaskOutput]:
-    """Copy each task folder to ``out_dir/<recipe>/<task>/`` (as ``agentci batch`` lays them)."""
+def copy_task_outputs(
+    tasks: list[TaskOutput], out_dir: Path, skipped: list[str] | None = None
+) -> list[TaskOutput]:
+    """Copy each task folder to ``out_dir/<recipe>/<task>/`` (as ``agentci batch`` lays them),
+    regular files only and no link followed; what is left out is added to ``skipped``."""
+    from agentci.batch.shard_input import copy_tree
+
     copied = []
     for t in tasks:
         target = out_dir / t.folder
-        if target.resolve() != t.source.resolve():
-            shutil.copytree(t.source, target, dirs_exist_ok=True)
+        folder, rel = t.shard or (t.source, ".")
+        copy_tree(folder, rel, target, skipped if skipped is not None else [])
         copied.append(TaskOutput(target, t.result))
     return copied
 

@@ -9,6 +9,21 @@ import click
 from agentci.cli.options import fail
 
 
+def _refuse_overlap(out_dir: Path, dirs: tuple[Path, ...]) -> None:
+    """--out may not be an input folder, inside one, or hold one: the output folder is
+    emptied (moved to ``.prev``) before the merge."""
+    from agentci.errors import InvalidInput
+
+    out = out_dir.resolve()
+    for d in dirs:
+        src = d.resolve()
+        if out == src or src in out.parents or out in src.parents:
+            raise InvalidInput(
+                f"--out {out_dir} overlaps the input folder {d}: the merged outputs go to a "
+                "folder of their own (it is emptied first), not in or around an input"
+            )
+
+
 @click.group(name="report")
 def report_group() -> None:
     """Work on the outputs of finished runs."""
@@ -32,11 +47,15 @@ def merge_command(dirs: tuple[Path, ...], out_dir: Path) -> None:
     from agentci.outputs.outdir import prepare_out_dir
 
     try:
+        _refuse_overlap(out_dir, dirs)
         tasks = find_task_outputs(list(dirs))
         out = prepare_out_dir(out_dir)
     except InvalidInput as err:
         raise fail(str(err)) from None
-    result = write_merged(out, copy_task_outputs(tasks, out))
+    skipped: list[str] = []
+    result = write_merged(out, copy_task_outputs(tasks, out, skipped))
+    for line in skipped:
+        click.echo(f"agentci: warning: not copied: {line}", err=True)
     click.echo(
         f"agentci: merged {len(tasks)} tasks into {out}: {result['status']} "
         f"(exit {result['exit_code']})",
