@@ -43,6 +43,8 @@ def test_a_successful_task_is_committed_to_its_branch(tmp_path: Path):
     assert f"Agentci-Base: {git(case.repo, 'rev-parse', 'HEAD').strip()}\n" in message
     assert git(case.repo, "show", f"{BRANCH}:VERSION") == "1.1\n"
     assert git(case.repo, "diff", "--name-only", "HEAD", BRANCH) == "VERSION\n"
+    summary = (run.out / "summary.md").read_text()
+    assert f"committed to branch `{BRANCH}` ({branch['commit'][:12]})" in summary
     # the user's checkout is untouched: same branch, clean tree
     assert git(case.repo, "branch", "--show-current") == "main\n"
     assert git(case.repo, "status", "--porcelain") == ""
