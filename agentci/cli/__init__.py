@@ -60,6 +60,10 @@ def _reserve_std_fds() -> None:
                 os.close(null)
 
 
+#: The commands whose first moments' signal still ends with a cancelled run's outputs.
+RUNS_A_RECIPE = ("run", "batch", "pre-commit")
+
+
 def main() -> None:
     """Entry point of the ``agentci`` console script."""
     _reserve_std_fds()
@@ -67,7 +71,8 @@ def main() -> None:
     from agentci.loop import early
     from agentci.outcome import Status, exit_code_for
 
-    early.install()  # a signal in the first moments still exits 130 / 143 (agentci.loop.early)
+    # a signal in the first moments: exit 130 / 143, after a run's outputs (agentci.loop.early)
+    early.install(remember=len(sys.argv) > 1 and sys.argv[1] in RUNS_A_RECIPE)
     try:
         cli(prog_name="agentci")
     except EarlySignal as sig:

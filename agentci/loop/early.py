@@ -4,9 +4,10 @@
 :func:`install` (the ``agentci`` command, first thing) replaces Python's default handlers —
 SIGINT would raise KeyboardInterrupt, which click turns into "Aborted!" and exit 1; SIGTERM would
 end the process with no word — with one that raises :class:`~agentci.errors.EarlySignal`, so the
-command exits 130 / 143. Once a run is being set up (:func:`remember`), the first signal is only
-remembered: the run then starts cancelled — no task is started — and writes the outputs of a
-cancelled run (:func:`pending`). A second signal still ends the process at once.
+command exits 130 / 143. For the commands that run a recipe (``run``, ``batch``, ``pre-commit``:
+:func:`remember`) the first signal is only remembered: the run then starts cancelled — no task
+is started — and writes the outputs of a cancelled run (:func:`pending`); a prompt still being
+read from standard input is read to its end first. A second signal ends the process at once.
 """
 
 from __future__ import annotations
@@ -27,17 +28,18 @@ def _handler(signum: int, frame: object) -> None:
     raise EarlySignal(_pending[0] if _pending else name)
 
 
-def install() -> None:
-    """Handle SIGINT / SIGTERM from now on (see the module docstring)."""
+def install(*, remember: bool = False) -> None:
+    """Handle SIGINT / SIGTERM from now on (see the module docstring); ``remember``: the
+    command runs a recipe (:func:`remember`)."""
+    global _remembering
+    _remembering = _remembering or remember
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, _handler)
 
 
 def remember() -> None:
     """A run is being set up: the first signal from now on is remembered, not raised."""
-    global _remembering
-    install()
-    _remembering = True
+    install(remember=True)
 
 
 def pending() -> str | None:

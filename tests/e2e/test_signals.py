@@ -158,42 +158,31 @@ def test_a_signal_mid_model_call_is_reported_once_at_its_moment(tmp_path: Path):
     assert lines[-1]["reason"] == "cancelled by SIGINT"
 
 
-def _blocked_on_a_fifo(case: Case) -> Path:
-    """The recipe's system_prompt file is a FIFO: agentci waits on it while it checks the recipe,
-    before any task starts (a slow file system, a recipe still being written)."""
-    fifo = case.root / "extra.md"
-    os.mkfifo(fifo)
-    recipe = yaml.safe_load(case.recipe.read_text())
-    case.recipe.write_text(yaml.safe_dump({**recipe, "system_prompt": {"append": "extra.md"}}))
-    return fifo
-
-
-def _open_when_read(fifo: Path) -> int:
-    """The FIFO's writing end, once agentci has opened it for reading."""
-    fd: list[int] = []
-
-    def opened() -> bool:
-        try:
-            fd.append(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-        except OSError:  # ENXIO: no reader yet
-            return False
-        return True
-
-    wait_for(opened, what="agentci to read the recipe's files")
-    return fd[0]
+def _reading_stdin(pid: int) -> bool:
+    """The process waits in a read of its standard input (a pipe)."""
+    try:
+        wchan = Path(f"/proc/{pid}/wchan").read_text()
+        call = Path(f"/proc/{pid}/syscall").read_text().split()
+    except OSError:
+        return False
+    read_nr = {"x86_64": "0", "aarch64": "63"}.get(os.uname().machine)
+    return wchan.endswith("pipe_read") or (call[:2] == [read_nr, "0x0"])
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_signal_before_the_run_starts_ends_it_cancelled_with_outputs(tmp_path: Path, sig: int):
+    """The signal comes while agentci still reads the prompt from standard input (the first
+    moments of a run): no task starts, the run ends cancelled with its outputs."""
     case = sleeping_case(tmp_path, f"sleep 63.{unique()}")
-    fifo = _blocked_on_a_fifo(case)
-    proc = case.popen("-q")
-    fd = _open_when_read(fifo)
+    cmd = [sys.executable, "-m", "agentci", "run", str(case.recipe), "--out", str(case.out),
+           "--prompt", "-"]  # fmt: skip
+    proc = subprocess.Popen(cmd, cwd=case.repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    wait_for(lambda: _reading_stdin(proc.pid), what="agentci to read the prompt")
     proc.send_signal(sig)
-    os.write(fd, b"Be brief.\n")
-    os.close(fd)
-    code = proc.wait(timeout=60)
-    assert code == CODES[sig], proc.stderr.read() if proc.stderr else ""
+    _, stderr = proc.communicate("Write before.txt, then sleep.\n", timeout=60)
+    code = proc.returncode
+    assert code == CODES[sig], stderr
     lines = jsonl_lines(case.out / "events.jsonl")
     assert (lines[-1]["type"], lines[-1]["status"], lines[-1]["exit_code"]) == (
         "run_finished", "cancelled", code)  # fmt: skip
@@ -205,16 +194,23 @@ def test_a_signal_before_the_run_starts_ends_it_cancelled_with_outputs(tmp_path:
     assert (case.out / "junit.xml").is_file() and (case.out / "patch.diff").read_text() == ""
 
 
-def test_a_sigint_before_a_batch_starts_ends_every_task_cancelled(tmp_path: Path):
+def _handles_sigterm(pid: int) -> bool:
+    """agentci's own SIGTERM handler is in place (the SigCgt mask of /proc/PID/status)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    caught = next(line for line in status.splitlines() if line.startswith("SigCgt:"))
+    return bool(int(caught.split()[1], 16) >> (signal.SIGTERM - 1) & 1)
+
+
+def test_a_sigint_in_the_first_moments_of_a_batch_ends_every_task_cancelled(tmp_path: Path):
     case = sleeping_case(tmp_path, f"sleep 64.{unique()}")
-    fifo = _blocked_on_a_fifo(case)
     cmd = [sys.executable, "-m", "agentci", "batch", str(case.recipe), "--out", str(case.out)]
     proc = subprocess.Popen(cmd, cwd=case.repo, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
-    fd = _open_when_read(fifo)
+    wait_for(lambda: _handles_sigterm(proc.pid), what="agentci to handle signals")
     proc.send_signal(signal.SIGINT)
-    os.write(fd, b"Be brief.\n")
-    os.close(fd)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
     merged = yaml.safe_load((case.out / "result.json").read_text())
