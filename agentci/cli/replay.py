@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from pydantic import BaseModel, ConfigDict
 
 from agentci.cli.options import fail
 
@@ -89,9 +90,69 @@ def _render(log: Any, path: Path, output_format: str, verbose: bool) -> str:
     return redactor.redact(render_report_html(report, log, patch=patches, redactor=redactor))
 
 
+class _Guard(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    name: str = "?"
+    passed: bool = True
+    message: str | None = None
+    reverted: list[str] = []
+
+
+class _Verify(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    fixed: list[str] | None = None
+    regressed: list[str] | None = None
+    still_failing: list[str] | None = None
+    added_failing: list[str] | None = None
+    flaky: list[str] | None = None
+
+
+class _Branch(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    name: str
+    commit: str
+
+
+class _Extra(BaseModel):
+    """The parts of a task's ``extra`` that summary.md and report.html read."""
+
+    model_config = ConfigDict(extra="allow")
+    verify: _Verify | None = None
+    guards: list[_Guard] | None = None
+    branch: _Branch | None = None
+    branch_failed: str | None = None
+    no_sandbox: str | None = None
+
+
+class _Task(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    name: str | None = None
+    extra: _Extra | None = None
+    duration_ms: int | None = None
+
+
+class _Result(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    run_id: str | None = None
+    tasks: list[_Task] = []
+
+
 def _result_json(path: Path) -> dict[str, Any] | None:
+    """The run's result.json when it has agentci's shape (it only adds what the events lack:
+    guards, test changes, branches); None, with a warning, for one that is broken, a link or
+    larger than 16 MB: the view is then made from the events alone."""
+    from agentci.workspace_io import UnsafePath, read_bytes
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read_bytes(path.parent, path.name, 16 * 1024 * 1024).decode("utf-8"))
+        _Result.model_validate(data)
+    except UnsafePath as err:
+        if not err.missing:
+            click.echo(f"agentci: warning: {path}: not read ({err})", err=True)
         return None
-    return data if isinstance(data, dict) else None
+    except (ValueError, RecursionError) as err:  # JSON, UTF-8 and pydantic errors
+        why = str(err).splitlines()[0]
+        click.echo(f"agentci: warning: {path}: not agentci's result.json ({why}); the view "
+                   "is made from the events alone", err=True)  # fmt: skip
+        return None
+    return dict(data)

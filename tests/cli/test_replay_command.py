@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from agentci.testing.cli import agentci
 
 STAMP = {"v": 1, "run_id": "r1", "ts": "2026-01-01T00:00:00.000Z"}
@@ -104,3 +106,38 @@ def test_the_html_timeline_shows_compression_and_loop_warnings(tmp_path: Path):
     assert "chat compressed: compressed" in done.stdout
     assert "120,000 → 30,000 tokens" in done.stdout
     assert "loop detected (repeated_tool_call): nudged to recover" in done.stdout
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        {"run_id": "r1", "tasks": [{"name": [], "extra": {}}]},
+        {"run_id": "r1", "tasks": [{"name": "t", "extra": {"verify": "x", "guards": 5}}]},
+        {"run_id": "r1", "tasks": [{"name": "t", "extra": {"guards": [1], "branch": "b"}}]},
+        {"run_id": "r1", "tasks": [{"name": "t", "extra": {"verify": {"fixed": 3}}}]},
+        {"run_id": "r1", "tasks": "all"},
+    ],
+)
+@pytest.mark.parametrize("fmt", ["summary", "html"])
+def test_a_result_json_of_another_shape_is_left_out_with_a_warning(
+    tmp_path: Path, result: dict, fmt: str
+):
+    _log(tmp_path / "events.jsonl", START, TASK_END, RUN_END)
+    (tmp_path / "result.json").write_text(json.dumps(result))
+    done = agentci("replay", str(tmp_path), "--format", fmt)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert (
+        f"agentci: warning: {tmp_path / 'result.json'}: not agentci's result.json (" in done.stderr
+    )
+    assert "the view is made from the events alone" in done.stderr
+    assert "success" in done.stdout
+
+
+def test_a_result_json_that_is_a_link_is_not_read(tmp_path: Path):
+    _log(tmp_path / "events.jsonl", START, TASK_END, RUN_END)
+    (tmp_path / "elsewhere.json").write_text(json.dumps({"run_id": "r1", "tasks": []}))
+    (tmp_path / "result.json").symlink_to(tmp_path / "elsewhere.json")
+    done = agentci("replay", str(tmp_path), "--format", "summary")
+    assert done.returncode == 0, done.stderr
+    assert f"{tmp_path / 'result.json'}: not read (a symbolic link" in done.stderr
