@@ -49,7 +49,7 @@ def init_command(
     GitHub workflow that runs it with the agentci Action (.github/workflows/agentci-KIND.yml)
     and the .gitignore line for agentci's outputs. Asks nothing; an existing recipe or
     workflow is never overwritten without --force (and then nothing is written at all)."""
-    from agentci.init.scaffold import AlreadyThere, InitChoices, write_init
+    from agentci.init.scaffold import AlreadyThere, InitChoices, UnsafeTarget, write_init
     from agentci.init.starters import STARTERS
     from agentci.init.workflow import DEFAULT_ACTION
 
@@ -70,6 +70,8 @@ def init_command(
         done = write_init(directory, choices, force=force)
     except AlreadyThere as err:
         raise fail(f"{', '.join(err.paths)} already exist(s); --force overwrites") from None
+    except UnsafeTarget as err:
+        raise fail(f"{directory}: {err}; nothing was written") from None
     except OSError as err:
         raise fail(f"{directory}: cannot write: {err.strerror or err}") from None
     for line in done:

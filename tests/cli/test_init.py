@@ -106,6 +106,55 @@ def test_a_gitignore_that_already_ignores_the_outputs_is_left_alone(tmp_path: Pa
     assert not (tmp_path / ".github" / "workflows").exists()
 
 
+def test_a_gitignore_in_another_encoding_keeps_its_bytes(tmp_path: Path):
+    (tmp_path / ".gitignore").write_bytes(b"caf\xe9/\n")  # latin-1
+    done = agentci("init", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / ".gitignore").read_bytes() == (
+        b"caf\xe9/\n# agentci's outputs (agentci init)\n.agentci/\n"
+    )
+    assert (tmp_path / ".github" / "workflows" / "agentci-fix-tests.yml").is_file()
+
+
+def _outside(tmp_path: Path) -> tuple[Path, Path]:
+    repo, outside = tmp_path / "repo", tmp_path / "outside"
+    repo.mkdir()
+    outside.mkdir()
+    (outside / "keep.txt").write_text("theirs\n")
+    return repo, outside
+
+
+def _untouched(repo: Path, outside: Path, links: set[str]) -> None:
+    assert sorted(p.name for p in outside.iterdir()) == ["keep.txt"]
+    assert (outside / "keep.txt").read_text() == "theirs\n"
+    assert {str(p.relative_to(repo)) for p in repo.rglob("*")} == links  # nothing written
+
+
+@pytest.mark.parametrize("force", [[], ["--force"]])
+def test_a_gitignore_that_links_out_of_the_repository_is_not_written_through(
+    tmp_path: Path, force: list[str]
+):
+    repo, outside = _outside(tmp_path)
+    (repo / ".gitignore").symlink_to(outside / "keep.txt")
+    done = agentci("init", str(repo), *force)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"Error: {repo}: .gitignore is a symbolic link")
+    assert "nothing was written" in done.stderr
+    _untouched(repo, outside, {".gitignore"})
+
+
+@pytest.mark.parametrize("link", [".github", ".github/workflows", ".github/agentci/fix-tests.yaml"])
+def test_a_link_where_init_writes_is_refused_before_anything_is_written(tmp_path: Path, link: str):
+    repo, outside = _outside(tmp_path)
+    (repo / link).parent.mkdir(parents=True, exist_ok=True)
+    (repo / link).symlink_to(outside / ("keep.txt" if link.endswith(".yaml") else ""))
+    done = agentci("init", str(repo), "--force")
+    assert done.returncode == 2
+    assert f"{link} is a symbolic link: init writes no file through one" in done.stderr
+    parents = {"/".join(link.split("/")[:i]) for i in range(1, link.count("/") + 1)}
+    _untouched(repo, outside, {link, *parents})
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
