@@ -45,16 +45,19 @@ class ProcessResult:
     output_limited: bool = False
 
 
-def _limits(max_file_bytes: int, max_processes: int) -> None:
-    """Set resource limits in the child before exec."""
-    with contextlib.suppress(ValueError, OSError):
-        resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_bytes, max_file_bytes))
-    with contextlib.suppress(ValueError, OSError):
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    with contextlib.suppress(ValueError, OSError):
-        soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
-        cap = max_processes if hard == resource.RLIM_INFINITY else min(max_processes, hard)
-        resource.setrlimit(resource.RLIMIT_NPROC, (cap, cap))
+def _limited(command: str, max_file_bytes: int, max_processes: int) -> list[str]:
+    """``bash -c command`` under resource limits set by bash itself (``ulimit``, then ``exec``
+    of the command's own bash), so the fork of a threaded agentci runs no Python code before
+    exec (no ``preexec_fn``: a lock another thread held at the fork could hang the child).
+    A limit above the hard one is left as it is."""
+    blocks = max(1, max_file_bytes // 1024)  # bash's ulimit -f counts 1024-byte blocks
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
+    nproc = max_processes if hard == resource.RLIM_INFINITY else min(max_processes, hard)
+    prelude = (
+        f"ulimit -f {blocks} 2>/dev/null; ulimit -c 0 2>/dev/null; "
+        f"ulimit -u {nproc} 2>/dev/null; exec bash -c \"$1\""
+    )
+    return ["bash", "-c", prelude, "bash", command]
 
 
 #: Process groups of the commands running now (a second signal kills them before exiting).
@@ -114,7 +117,7 @@ async def run_process(
     ``/dev/null`` unless ``stdin`` bytes are given (hooks): they are written, then closed;
     a command that does not read them is not an error.
     """
-    argv = ["bash", "-c", command]
+    argv = _limited(command, max_file_bytes, max_processes)
     start = time.monotonic()
     with contextlib.ExitStack() as launching:
         fds: tuple[int, ...] = ()
@@ -130,7 +133,6 @@ async def run_process(
                 stderr=asyncio.subprocess.STDOUT,
                 start_new_session=True,
                 pass_fds=fds,
-                preexec_fn=lambda: _limits(max_file_bytes, max_processes),
             )
         )
         try:  # the fds are closed once the child exists (it holds its own copies)

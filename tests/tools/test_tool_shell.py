@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -122,3 +124,33 @@ def test_timeout_is_capped_by_the_task(h: Harness) -> None:
     h.timeout = 0.5
     res = h.sh("sleep 5", timeout_seconds=100)
     assert res.error and "timed out after 0.5s" in res.error
+
+
+# A command started while another thread is alive (as in batch): Python code in the forked
+# child before exec (a preexec_fn) could hang on a lock that thread held at the fork. An audit
+# hook inherited by the child records any Python-level event the child raises before exec.
+NO_PYTHON_IN_CHILD = """
+import asyncio, os, sys, threading
+from pathlib import Path
+
+parent, log = os.getpid(), os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)
+sys.addaudithook(lambda event, args: os.getpid() != parent and os.write(log, event.encode() + b"\\n"))
+from agentci.policy.env import child_env
+from agentci.tools.process import run_process
+
+threading.Thread(target=threading.Event().wait, daemon=True).start()
+res = asyncio.run(run_process("head -c 3000000 /dev/zero > big; echo rc=$?", cwd=Path(sys.argv[2]),
+                              env=child_env(), timeout=30, output_cap=1000, max_file_bytes=1 << 20))
+print((Path(sys.argv[2]) / "big").stat().st_size, res.output)
+"""
+
+
+def test_a_command_starts_without_python_code_in_the_forked_child(ws: Path, tmp_path: Path):
+    log = tmp_path / "child-events.log"
+    log.write_text("")
+    done = subprocess.run([sys.executable, "-c", NO_PYTHON_IN_CHILD, str(log), str(ws)],
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert log.read_text() == ""
+    size, output = done.stdout.split(" ", 1)
+    assert int(size) <= 1 << 20 and "rc=0" not in output  # the file size limit still holds
