@@ -55,7 +55,7 @@ def _limited(command: str, max_file_bytes: int, max_processes: int) -> list[str]
     nproc = max_processes if hard == resource.RLIM_INFINITY else min(max_processes, hard)
     prelude = (
         f"ulimit -f {blocks} 2>/dev/null; ulimit -c 0 2>/dev/null; "
-        f"ulimit -u {nproc} 2>/dev/null; exec bash -c \"$1\""
+        f'ulimit -u {nproc} 2>/dev/null; exec bash -c "$1"'
     )
     return ["bash", "-c", prelude, "bash", command]
 
