@@ -19,7 +19,8 @@ and the agent's own ``git``. Inside:
   one, wherever it lies and whatever it is called — a second switch, independent of the
   network;
 * the repository's config files, when they hold credentials (``actions/checkout``'s
-  ``extraheader``), covered with sanitised copies (:mod:`agentci.policy.gitconfig`);
+  ``extraheader``), covered with sanitised copies — its submodules' and worktrees' too, and the
+  files they include wherever they lie (:func:`agentci.policy.gitconfig.config_files`);
 * a new session (no terminal injection) and ``--die-with-parent``: nothing outlives agentci.
 """
 

@@ -4,14 +4,23 @@ Both go through a :class:`~agentci.tools.engine.SearchEngine` (ripgrep, or a Pyt
 with RE2 when no ``rg`` works): linear-time matching, ``.gitignore`` respected without
 running git, symlinks and special files never followed or opened, agentci's output folder
 left out. Hits are capped and the output says so, and says which files were not searched.
+
+Git's own folders are never searched or listed: a ``.git`` at any depth, the git dir a
+``.git`` file points to, and every config file that can hold the checkout's credentials
+(:func:`agentci.policy.gitconfig.config_files`). read_file masks those credentials, but
+whether a pattern matches a line would still tell them, one bit per call.
 """
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentci.errors import ToolFailure
-from agentci.policy.paths import resolve
+from agentci.policy.gitconfig import config_files
+from agentci.policy.paths import git_dirs, inside, resolve
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
 from agentci.tools.engine import GrepResult, Scope, SearchEngine
 from agentci.tools.globs import PathGlob
@@ -42,19 +51,42 @@ def scope_for(ctx: ToolContext, dir_path: str | None, glob: str | None) -> Scope
     for private in ctx.private_dirs:
         if base.rel == private or base.rel.startswith(private + "/"):
             raise ToolFailure(f"{dir_path} is agentci's output folder; it is not searched")
+    git = _git_private(ctx)
+    if _in_git(base.rel, git):
+        raise ToolFailure(
+            f"{dir_path} is inside a git directory; it is not searched (read_file shows its "
+            "files, credentials masked)"
+        )
     matcher = PathGlob(glob, base.rel) if glob else None
     roots = matcher.roots() if matcher else [base.rel]
-    real_roots = tuple(r for r in roots if _plain_dir(ctx, r))
+    real_roots = tuple(r for r in roots if _plain_dir(ctx, r) and not _in_git(r, git))
     if not real_roots:
         return None
     names = matcher.name_globs() if matcher else None
     return Scope(
         workspace=ctx.workspace,
         roots=real_roots,
-        hidden=ctx.private_dirs,
+        hidden=(*ctx.private_dirs, *git),
         names=tuple(names) if names else None,
         keep=matcher.match if matcher else None,
     )
+
+
+def _git_private(ctx: ToolContext) -> tuple[str, ...]:
+    """Workspace-relative git dirs and credential-bearing config files inside the workspace
+    (a ``.git`` file can point to a folder of the workspace; an include to any file)."""
+    root = Path(os.path.realpath(ctx.workspace))
+    found = [*git_dirs(root), *config_files(root)]
+    return tuple(
+        sorted({p.relative_to(root).as_posix() for p in found if p != root and inside(root, p)})
+    )
+
+
+def _in_git(rel: str, git: tuple[str, ...]) -> bool:
+    """Whether workspace-relative ``rel`` is in a ``.git`` (any depth) or one of ``git``."""
+    if any(part.lower() == ".git" for part in rel.split("/")):
+        return True
+    return any(rel == g or rel.startswith(g + "/") for g in git)
 
 
 def _plain_dir(ctx: ToolContext, rel: str) -> bool:
@@ -74,8 +106,8 @@ class Glob(Tool):
     description = (
         "Find files whose path matches a glob pattern (e.g. `**/*.py`, `src/**/test_*.py`, "
         "`*.{ts,tsx}`; .gitignore rules). A pattern without `/` matches file names at any "
-        "depth. Files ignored by .gitignore, symbolic links, special files and agentci's "
-        "output folder are left out. Returns workspace-relative paths, sorted."
+        "depth. Files ignored by .gitignore, git's own folders (`.git`), symbolic links, "
+        "special files and agentci's output folder are left out. Returns workspace-relative paths, sorted."
     )
 
     class Args(_Args):
@@ -101,8 +133,8 @@ class GrepSearch(Tool):
     description = (
         "Search file contents with a regular expression (ripgrep / RE2 syntax: no "
         "lookaround, no backreferences). Returns `path:line: text` for each matching line, "
-        "sorted by path. Files ignored by .gitignore, symbolic links, FIFOs, sockets, "
-        "devices and agentci's output folder are not searched; binary files that match "
+        "sorted by path. Files ignored by .gitignore, git's own folders (`.git`), "
+        "symbolic links, FIFOs, sockets, devices and agentci's output folder are not searched; binary files that match "
         "are named, not shown, and files that could not be searched are named."
     )
 

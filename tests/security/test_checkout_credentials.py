@@ -83,3 +83,36 @@ def test_no_warning_without_credentials(tmp_path: Path) -> None:
     assert not [
         e for e in run.events if e.type == "error" and e.kind == "credentials_in_git_config"
     ]
+
+
+def test_grep_search_and_glob_do_not_look_inside_git_dirs(h: Harness, ws: Path) -> None:
+    persist_credentials(ws)
+    refused = h.call("grep_search", pattern="basic", dir_path=".git")
+    assert refused.error is not None and "inside a git directory" in refused.error
+    assert h.call("grep_search", pattern="extraheader").output == "No matches for 'extraheader'."
+    assert h.call("grep_search", pattern="basic", include_pattern=".git/*").output.startswith(
+        "No matches"
+    )
+    assert h.call("glob", pattern=".git/**").output == "No files match '.git/**'."
+
+
+def test_grep_search_does_not_look_inside_a_gitfile_target(h: Harness, ws: Path) -> None:
+    (ws / ".git").rename(ws / "gitdir")  # a checkout with --separate-git-dir inside the tree
+    (ws / ".git").write_text("gitdir: gitdir\n")
+    persist_credentials(ws)
+    assert "inside a git directory" in (
+        h.call("grep_search", pattern="basic", dir_path="gitdir").error or ""
+    )
+    assert h.call("grep_search", pattern="basic").output == "No matches for 'basic'."
+
+
+def test_read_file_masks_submodule_and_included_configs(h: Harness, ws: Path) -> None:
+    sub = ws / ".git" / "modules" / "lib"
+    sub.mkdir(parents=True)
+    (sub / "config").write_text(f'[http "https://github.com/"]\n\textraheader = {HEADER}\n')
+    (ws / ".git" / "creds.config").write_text(f"[http]\n\textraheader = {HEADER}\n")
+    subprocess.run(["git", "config", "--local", "include.path", "creds.config"], cwd=ws, check=True)
+    for path in (".git/modules/lib/config", ".git/creds.config"):
+        res = h.call("read_file", file_path=path)
+        assert not forms(res.output), path
+        assert "extraheader = ***" in res.output, path
