@@ -1,4 +1,4 @@
-"""``agentci report merge`` takes in downloaded shard folders: attacker data (DESIGN §11.1:
+"""``agentci report merge`` takes in downloaded shard folders: attacker data (
 the host never follows a link in what a run or a batch takes in from outside).
 
 A shard artifact is whatever the shard's job uploaded; a pull request's workflow (or a
