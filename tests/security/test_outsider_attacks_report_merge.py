@@ -1,5 +1,5 @@
-"""``agentci report merge`` takes in downloaded shard folders: attacker data (
-the host never follows a link in what a run or a batch takes in from outside).
+"""``agentci report merge`` takes in downloaded shard folders: attacker data:
+the host never follows a link in what a run or a batch takes in from outside.
 
 A shard artifact is whatever the shard's job uploaded; a pull request's workflow (or a
 compromised shard) controls it. The merged folder is then published (artifact, job summary).
