@@ -90,7 +90,8 @@ def unsandboxed(found: sp.Analysis, deciding: list[str], reason: str | None) -> 
 #: Added to the ``sandbox_unavailable`` warning when ``sandbox: auto`` falls back.
 FALLBACK_NOTE = (
     "; only read-only commands that run nothing of the workspace are allowed (no git, no "
-    "rule-allowed or yolo command): set `sandbox: none` in the recipe to allow them anyway"
+    "rule-allowed or yolo command): set `sandbox: none` in the recipe to allow them anyway. "
+    "verify and later setups still run on this machine, with your rights"
 )
 
 

@@ -81,6 +81,7 @@ def test_auto_falling_back_end_to_end(tmp_path: Path) -> None:
     assert not marker.exists()
     warning = next(e for e in run.events if e.type == "error")
     assert warning.kind == "sandbox_unavailable" and "`sandbox: none`" in warning.message
+    assert "verify and later setups still run on this machine" in warning.message
     summary = (case.out / "summary.md").read_text()
     assert "**No sandbox**: bubblewrap (bwrap) is not installed" in summary
 
