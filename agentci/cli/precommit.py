@@ -2,14 +2,45 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
 from agentci.cli.options import parameter_options
 
+#: What to do instead, in every refusal below.
+_USE_SEPARATOR = (
+    "options go before `--`, the files after it: agentci pre-commit [OPTIONS] -- FILES… (the "
+    "hooks' entries end in `--`; to choose the recipe, set the hook's entry: "
+    "`entry: agentci pre-commit --recipe PATH --`)"
+)
 
-@click.command(name="pre-commit")
+
+class FilesLastCommand(click.Command):
+    """A command whose file names can never be options.
+
+    pre-commit appends the staged files' names to the hook's entry; a repository can name a
+    file ``--recipe=evil.py`` or ``--out=/elsewhere/x.py``. Options end at ``--`` or at the first
+    file (``allow_interspersed_args`` off), and without ``--`` an argument that looks like an
+    option and is the name of an existing file is refused: agentci cannot tell which it is."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        for arg in args:
+            if arg == "--":
+                break
+            if arg.startswith("-") and arg != "-" and os.path.lexists(arg):
+                raise click.UsageError(
+                    f"{arg!r} is a file's name and looks like an option; {_USE_SEPARATOR}", ctx
+                )
+        return super().parse_args(ctx, args)
+
+
+@click.command(
+    name="pre-commit",
+    cls=FilesLastCommand,
+    context_settings={"allow_interspersed_args": False},
+)
 @click.argument("files", nargs=-1, type=click.Path(path_type=str))
 @click.option(
     "-r",
@@ -58,12 +89,19 @@ def pre_commit_command(
 ) -> None:
     """Run a recipe on FILES (the files being committed) and change nothing else.
 
+    Options go before FILES; put `--` before FILES when a name may start with `-` (the
+    pre-commit hooks' entries end in `--`). `--recipe fix-lint` is always the built-in recipe;
+    name a file of that name `./fix-lint`.
+
     Exit codes: 0 nothing to fix, 1 files were changed (git add them and commit again) or could
     not be fixed, 2 invalid input, 3 budget exhausted, 4 loop detected, 5 blocked, 6 provider
     error, 70 internal error.
     """
     from agentci.precommit.hook import HookOptions, run_hook
 
+    for name in files:
+        if name.startswith("-") and not os.path.lexists(name):
+            raise click.UsageError(f"{name!r} is not a file; {_USE_SEPARATOR}")
     code = run_hook(
         HookOptions(
             recipe=recipe,

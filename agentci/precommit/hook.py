@@ -53,10 +53,14 @@ class HookOptions:
 
 
 def recipe_path(name: str) -> Path:
-    """The recipe file ``name`` names: an existing file, else a built-in recipe's name."""
-    path = Path(name)
-    if path.is_file() or name not in BUILTIN:
-        return path
+    """The recipe file ``name`` names.
+
+    A built-in recipe's name (``fix-lint``) always means the recipe that comes with agentci,
+    even when the repository holds a file of that name: that file is the repository's, and a
+    pull request could put its own recipe there (whose ``setup`` runs before any sandbox). A
+    repository file is named as a path: ``./fix-lint``, ``ci/fix-lint.yaml``."""
+    if name not in BUILTIN:
+        return Path(name)
     return Path(str(resources.files("agentci.precommit") / "recipes" / f"{name}.yaml"))
 
 
@@ -87,7 +91,7 @@ def check_hook_recipe(path: Path, files_param: str) -> dict[str, float]:
 def run_hook(opts: HookOptions) -> int:
     """Run the recipe on ``opts.files``; the exit code of the module docstring."""
     from agentci.events.sinks import tell
-    from agentci.precommit.scope import normalise
+    from agentci.precommit.scope import as_argument, normalise
 
     files = normalise(opts.files)
     if not files:
@@ -107,7 +111,7 @@ def run_hook(opts: HookOptions) -> int:
     code = launch(
         LaunchOptions(
             recipe=path,
-            params=[*opts.params, *(f"{opts.files_param}={f}" for f in files)],
+            params=[*opts.params, *(f"{opts.files_param}={as_argument(f)}" for f in files)],
             out_dir=opts.out_dir,
             workspace=Path("."),
             budget_overrides=overrides,
@@ -136,7 +140,7 @@ def run_hook(opts: HookOptions) -> int:
 
 def hook_id(recipe: str) -> str:
     """The id of the hook in .pre-commit-hooks.yaml that runs ``recipe``."""
-    return f"agentci-{recipe}" if recipe in BUILTIN and not Path(recipe).is_file() else "agentci"
+    return f"agentci-{recipe}" if recipe in BUILTIN else "agentci"
 
 
 def _needs_a_key(path: Path) -> bool:

@@ -34,6 +34,13 @@ def normalise(files: list[str]) -> list[str]:
     return list(seen)
 
 
+def as_argument(path: str) -> str:
+    """``path`` as the recipe's list parameter gets it: a name that starts with ``-`` as
+    ``./-name``, so that a command the recipe runs on the files (``ruff check {{ files }}``)
+    sees a file, never an option (``--output-file=/elsewhere``)."""
+    return f"./{path}" if path.startswith("-") else path
+
+
 def limit_to_files(plans: list[TaskPlan], files: list[str]) -> None:
     """Set each task's ``allowed_paths`` to ``files`` (within its own ``allowed_paths``)."""
     for plan in plans:

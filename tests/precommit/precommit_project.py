@@ -46,3 +46,6 @@ FILES = {
     ".agentci/replies.yaml": FIX_APP,
     ".gitignore": ".agentci/pre-commit-out/\n",
 }
+
+#: No key in any of the variables agentci reads.
+NO_KEY = {"GEMINI_API_KEY": "", "GOOGLE_API_KEY": "", "GOOGLE_GENAI_USE_VERTEXAI": ""}

@@ -133,7 +133,7 @@ def test_the_hook_manifest_is_valid_and_its_hooks_run_serially():
     hooks = {h["id"]: h for h in yaml.safe_load(manifest.read_text())}
     assert set(hooks) == {"agentci-fix-lint", "agentci"}
     assert all(h["require_serial"] and h["language"] == "python" for h in hooks.values())
-    assert hooks["agentci-fix-lint"]["entry"] == "agentci pre-commit --recipe fix-lint"
+    assert hooks["agentci-fix-lint"]["entry"] == "agentci pre-commit --recipe fix-lint --"
 
 
 def test_a_guard_revert_keeps_the_users_racily_clean_edit(project):

@@ -59,10 +59,13 @@ def _try_repo(project: Path, hooks: tuple[Path, str, dict[str, str]]):
     return _run(cmd, project, env)
 
 
-def test_staged_files_that_pass_let_the_commit_through(hooks_repo):
+def test_staged_files_that_pass_let_the_commit_through_whatever_their_names(hooks_repo):
+    """``--files-param=nope.py`` is a file (the hook's entry ends in ``--``); as an option it
+    would name a parameter the recipe does not have, exit 2."""
     project = _project(hooks_repo, "passing")
     (project / "other.py").write_text("y = 3\n")
-    _run(["git", "add", "other.py"], project, hooks_repo[2])
+    (project / "--files-param=nope.py").write_text("z = 1\n")
+    _run(["git", "add", "--", "other.py", "--files-param=nope.py"], project, hooks_repo[2])
     done = _try_repo(project, hooks_repo)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "agentci" in done.stdout and "Passed" in done.stdout

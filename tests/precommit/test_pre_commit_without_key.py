@@ -4,11 +4,9 @@ needs no model), and a file that needs the model says how to skip the hook."""
 from __future__ import annotations
 
 import pytest
+from precommit_project import NO_KEY
 
 from agentci.testing.cli import agentci
-
-#: No key in any of the variables agentci reads.
-NO_KEY = {"GEMINI_API_KEY": "", "GOOGLE_API_KEY": "", "GOOGLE_GENAI_USE_VERTEXAI": ""}
 
 
 @pytest.fixture
