@@ -245,15 +245,31 @@ def test_the_outputs_are_uploaded_with_hidden_files_under_the_jobs_name(success)
 QUICK = {"recipe": "missing.yaml"}
 
 
+def _earlier_outputs(job: Job, out: str = ".agentci/out") -> None:
+    """The output folder an earlier agentci run of the job left (with agentci's marker)."""
+    (job.workspace / out).mkdir(parents=True)
+    (job.workspace / out / ".agentci-out").write_text("agentci output folder\n")
+
+
 def test_matrix_legs_and_other_out_dirs_get_their_own_artifact_name(job):
+    _earlier_outputs(job, ".agentci/lint")
     run = job.run(FIX, inputs={**QUICK, "out-dir": ".agentci/lint"}, strategy=(2, 3))
     assert run.exit_code == 2
     assert run.step("Upload the outputs").with_["name"] == "agentci-fix-2-agentci-lint"
 
 
 def test_an_artifact_name_given_is_used_as_it_is(job):
+    _earlier_outputs(job)
     run = job.run(FIX, inputs={**QUICK, "artifact-name": "review-patch"})
     assert run.step("Upload the outputs").with_["name"] == "review-patch"
+
+
+def test_no_artifact_when_agentci_made_no_output_folder(job):
+    run = job.run(FIX, inputs=QUICK)
+    assert run.exit_code == 2
+    assert run.step("Upload the outputs").outcome == "skipped"
+    assert run.step("Outputs").outputs["out-dir-ok"] == "false"
+    assert "::warning title=agentci::no artifact: .agentci/out is not an agentci output folder" in run.step("Artifact name").stdout  # fmt: skip
 
 
 def test_no_upload_and_no_pip_cache_when_they_are_turned_off(job):

@@ -78,6 +78,7 @@ class Deliver:
         subprocess.run(["git", "checkout", "-q", "--", "."], cwd=self.ws, check=True)
         out = self.ws / ".agentci/out"
         out.mkdir(parents=True)
+        (out / ".agentci-out").write_text("agentci output folder\n")
         (out / "patch.diff").write_bytes(patch.stdout)
         (out / "summary.md").write_text("## fix-calc: success\n")
         (out / "result.json").write_text(json.dumps({"recipe_name": "fix-calc", "tasks": [
@@ -119,7 +120,7 @@ class Deliver:
     def run(self, gh_mode: str, *flags: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-I", "-m", "agentci.delivery", "deliver", "--workspace",
-             str(self.ws), "--out", ".agentci/out", *flags],
+             str(self.ws), "--out", ".agentci/out", "--exit-code", "0", *flags],
             cwd=self.stubs, env={**self.env, "GH_MODE": gh_mode},
             capture_output=True, text=True, timeout=120,
         )  # fmt: skip

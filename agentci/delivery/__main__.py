@@ -53,10 +53,10 @@ def check(workspace: Path) -> None:
         sys.exit(1)
 
 
-def _patch_of(out: Path, task: str, tasks: int) -> Path:
+def _patch_of(task: str, tasks: int) -> str:
     from agentci.outputs.writer import task_dir_name
 
-    return out / "patch.diff" if tasks <= 1 else out / "tasks" / task_dir_name(task) / "patch.diff"
+    return "patch.diff" if tasks <= 1 else f"tasks/{task_dir_name(task)}/patch.diff"
 
 
 def _title(recipe: str, task: dict[str, Any]) -> str:
@@ -71,13 +71,21 @@ def _title(recipe: str, task: dict[str, Any]) -> str:
 @click.option("--create-pr", type=bool, default=False)
 @click.option("--comment", type=bool, default=False)
 @click.option("--workspace", type=click.Path(path_type=Path, file_okay=False), default=Path("."))
-def deliver(out_dir: Path, create_pr: bool, comment: bool, workspace: Path) -> None:
+@click.option(
+    "--exit-code", "ran", required=True, help="agentci's exit code ('' if it did not run)."
+)
+def deliver(out_dir: Path, create_pr: bool, comment: bool, workspace: Path, ran: str) -> None:
     """Push the change to agentci/<recipe>-<task> and open or update its pull request
     (--create-pr), and post or update the sticky comment (--comment). The token comes from
-    AGENTCI_GITHUB_TOKEN; outputs branch, pr-url and comment-url go to GITHUB_OUTPUT."""
+    AGENTCI_GITHUB_TOKEN; outputs branch, pr-url and comment-url go to GITHUB_OUTPUT.
+
+    Only outputs agentci wrote are delivered: nothing when its exit code says it did not write
+    them (invalid_input, internal_error, did not run), and an error when the output folder is a
+    symbolic link, passes through one or lacks agentci's marker; its files are read without
+    following a link (agentci.delivery.out_folder)."""
     outputs = {"branch": [], "pr-url": [], "comment-url": []}  # type: dict[str, list[str]]
     try:
-        _deliver(out_dir, create_pr, comment, workspace, outputs)
+        _deliver(str(out_dir), create_pr, comment, workspace, ran, outputs)
         code = 0
     except DeliveryError as err:
         _say("error", str(err))
@@ -92,22 +100,40 @@ def deliver(out_dir: Path, create_pr: bool, comment: bool, workspace: Path) -> N
     sys.exit(code)
 
 
-def _deliver(out_dir: Path, create_pr: bool, comment: bool, workspace: Path,
+PATCH_LIMIT = 256 * 1024 * 1024  # patch.diff (binary changes included)
+SUMMARY_BYTES = 4 * 1024 * 1024  # summary.md: a comment or a pull request's body is cut far below
+
+
+def _deliver(out: str, create_pr: bool, comment: bool, workspace: Path, code: str,
              outputs: dict[str, list[str]]) -> None:  # fmt: skip
     from agentci.delivery.comment import sticky_comment
     from agentci.delivery.gh import Gh
+    from agentci.delivery.out_folder import UnsafeOutFolder, out_folder, wrote_outputs
+    from agentci.delivery.outputs import MAX_JSON
     from agentci.delivery.pull_request import branch_name, commit_patch, open_or_update, push_branch
 
     if not (create_pr or comment):
         return
-    out_dir = workspace / out_dir  # --out is relative to the workspace (or absolute)
+    if not wrote_outputs(code):
+        print(f"agentci delivery: agentci exited with {code or 'no code (it did not run)'} and "
+              "wrote no outputs; nothing to deliver")  # fmt: skip
+        return
     try:
-        result = json.loads((out_dir / "result.json").read_text(encoding="utf-8"))
-        summary = (out_dir / "summary.md").read_text(encoding="utf-8", errors="replace")
-    except (OSError, ValueError) as err:
-        raise DeliveryError(f"agentci left no result in {out_dir}: {err}") from None
+        folder = out_folder(workspace, out)  # --out is relative to the workspace (or absolute)
+    except UnsafeOutFolder as err:
+        raise DeliveryError(f"not delivering: {err}") from None
+    raw_result = folder.read("result.json", MAX_JSON)
+    raw_summary = folder.read("summary.md", SUMMARY_BYTES, cut=True)
+    if raw_result is None or raw_summary is None:
+        raise DeliveryError(f"agentci left no result in {out} (result.json and summary.md, "
+                            "regular files)")  # fmt: skip
+    try:
+        result = json.loads(raw_result)
+    except ValueError as err:
+        raise DeliveryError(f"{out}/result.json is not agentci's result: {err}") from None
+    summary = raw_summary[:SUMMARY_BYTES].decode("utf-8", errors="replace")
     if not isinstance(result, dict):
-        raise DeliveryError(f"{out_dir / 'result.json'} is not agentci's result (not an object)")
+        raise DeliveryError(f"{out}/result.json is not agentci's result (not an object)")
     ctx = GitHubContext.from_environ()
     gh = Gh(os.environ.get("AGENTCI_GITHUB_TOKEN", ""), ctx.repository)
     recipe = str(result.get("recipe_name") or "recipe")
@@ -116,8 +142,8 @@ def _deliver(out_dir: Path, create_pr: bool, comment: bool, workspace: Path,
     links: list[str] = []
     if create_pr:
         for task in tasks:
-            patch = _patch_of(out_dir, str(task.get("name")), len(tasks))
-            if task.get("status") != "success" or not patch.is_file() or not patch.stat().st_size:
+            patch = folder.read(_patch_of(str(task.get("name")), len(tasks)), PATCH_LIMIT)
+            if task.get("status") != "success" or not patch:
                 print(f"agentci delivery: {task.get('name')}: {task.get('status')}, no change to "
                       "propose")  # fmt: skip
                 continue
@@ -153,10 +179,13 @@ def _deliver(out_dir: Path, create_pr: bool, comment: bool, workspace: Path,
 @click.option("--exit-code", "code", default="", help="agentci's exit code, if it ran.")
 def outputs(out_dir: str, workspace: Path, code: str) -> None:
     """Write the Action's outputs to GITHUB_OUTPUT (and the sandbox warning to
-    GITHUB_STEP_SUMMARY) from the run's output folder, read as data."""
+    GITHUB_STEP_SUMMARY) from the run's output folder, read as data. out-dir-ok is false (and
+    nothing is read) when the folder is a link, passes through one or lacks agentci's marker."""
     from agentci.delivery.outputs import collect, github_output, step_summary
 
     run = collect(workspace, out_dir, code)
+    if run.unsafe:
+        _say("warning", f"the outputs are not read and not uploaded: {run.unsafe}")
     for var, text in (
         ("GITHUB_OUTPUT", github_output(run)),
         ("GITHUB_STEP_SUMMARY", step_summary(run)),

@@ -4,19 +4,21 @@ sandbox.
 
 Run by action.yml as ``python -I -m agentci.delivery outputs`` from a folder outside the
 workspace: the output folder is the agent's workspace's, so its files are read as data only
-(no link followed, no FIFO or device opened, sizes bounded), and no module of the workspace is
-ever imported.
+(:mod:`agentci.delivery.out_folder`: no link followed on any component, no FIFO or device
+opened, sizes bounded), and no module of the workspace is ever imported. An output folder that
+is a link, passes through one or lacks agentci's marker is not read at all: the outputs say
+``out-dir-ok=false`` (the Action then uploads no artifact) and the step warns.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import secrets
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from agentci.delivery.out_folder import OutFolder, UnsafeOutFolder, out_folder
 
 MAX_JSON = 64 * 1024 * 1024  # result.json, events.jsonl
 SUMMARY_LIMIT = 60_000  # the summary output: GitHub's step outputs are 1 MB in all
@@ -29,32 +31,8 @@ FIX_HINT = (
 )
 
 
-def read_data(path: Path, limit: int) -> bytes | None:
-    """The bytes of the regular file ``path`` (at most ``limit``), or None when it is missing,
-    a link, not a regular file or unreadable."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        chunks, left = [], limit
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
-def _json(path: Path) -> Any:
-    data = read_data(path, MAX_JSON)
+def _json(folder: OutFolder | None, name: str) -> Any:
+    data = folder.read(name, MAX_JSON) if folder else None
     try:
         return json.loads(data) if data is not None else None
     except ValueError:
@@ -75,23 +53,23 @@ class RunOutputs:
     unsandboxed: str = ""  # the sandbox_unavailable event's message
     refused: str = ""  # agentci refused to run without a sandbox
     paths: dict[str, str] = field(default_factory=dict)
+    unsafe: str = ""  # why the output folder was not read (a link on its path, no marker)
 
 
 def collect(workspace: Path, out: str, code: str) -> RunOutputs:
-    """Read the run's outputs in ``workspace / out`` (``out`` as the workflow gave it)."""
-    folder = workspace / out
-    result = _json(folder / "result.json")
+    """Read the run's outputs in ``workspace / out`` (``out`` as the workflow gave it), or
+    nothing when that folder is not agentci's (:func:`~agentci.delivery.out_folder.out_folder`)."""
+    try:
+        folder: OutFolder | None = out_folder(workspace, out)
+        unsafe = ""
+    except UnsafeOutFolder as err:
+        folder, unsafe = None, str(err)
+    result = _json(folder, "result.json")
     result = result if isinstance(result, dict) else {}
     files = result.get("changed_files")
     changed = [str(f) for f in files] if isinstance(files, list) else []
-    patch = folder / "patch.diff"
-    try:
-        patch_st = patch.lstat()
-        patch_size = patch_st.st_size if stat.S_ISREG(patch_st.st_mode) else 0
-    except OSError:
-        patch_size = 0
     unsandboxed = refused = ""
-    events = read_data(folder / "events.jsonl", MAX_JSON) or b""
+    events = (folder.read("events.jsonl", MAX_JSON) if folder else None) or b""
     for line in events.decode("utf-8", errors="replace").splitlines():
         try:
             event = json.loads(line)
@@ -104,8 +82,10 @@ def collect(workspace: Path, out: str, code: str) -> RunOutputs:
             unsandboxed = message
         if "without a working sandbox" in message:
             refused = message
-    summary_bytes = read_data(folder / "summary.md", SUMMARY_LIMIT * 4) or b""
-    summary = summary_bytes.decode("utf-8", errors="replace")
+    summary_bytes = (
+        folder.read("summary.md", SUMMARY_LIMIT * 4, cut=True) if folder else None
+    ) or b""
+    summary = summary_bytes[: SUMMARY_LIMIT * 4].decode("utf-8", errors="replace")
     if len(summary) > SUMMARY_LIMIT:
         summary = summary[:SUMMARY_LIMIT] + "\n\n… (cut: the whole summary is summary.md)\n"
     answer = result.get("output")
@@ -114,14 +94,15 @@ def collect(workspace: Path, out: str, code: str) -> RunOutputs:
         status=status if isinstance(status, str) else "unknown",
         exit_code=code or str(result.get("exit_code", 70)),
         changed=changed,
-        has_changes=bool(changed) or patch_size > 0,
+        has_changes=bool(changed) or bool(folder and folder.has_data("patch.diff")),
         summary=summary,
         output="" if answer is None else json.dumps(answer, ensure_ascii=False),
-        sarif=read_data(folder / "sarif.json", 0) is not None,
+        sarif=folder is not None and folder.read("sarif.json", 0, cut=True) is not None,
         unsandboxed=unsandboxed,
         refused=refused,
+        unsafe=unsafe,
         paths={
-            name: str(Path(out) / file)
+            name: str(Path(out) / file) if folder else ""
             for name, file in [
                 ("patch", "patch.diff"),
                 ("result", "result.json"),
@@ -141,6 +122,7 @@ def github_output(run: RunOutputs) -> str:
         return f"{name}<<{delimiter}\n{value}\n{delimiter}\n"
 
     lines = [f"status={run.status}\n", f"exit-code={run.exit_code}\n"]
+    lines.append(f"out-dir-ok={'false' if run.unsafe else 'true'}\n")
     lines += [f"{name}={path}\n" for name, path in run.paths.items()]
     lines.append(f"has-changes={'true' if run.has_changes else 'false'}\n")
     lines.append(f"changed-files<<{delimiter}\n" + "".join(f + "\n" for f in run.changed))

@@ -79,12 +79,13 @@ def _git(
     return done.stdout.decode().strip()
 
 
-def commit_patch(workspace: Path, patch: Path, message: str) -> str:
-    """A commit holding HEAD plus ``patch``, made without touching the checkout's index."""
+def commit_patch(workspace: Path, patch: bytes, message: str) -> str:
+    """A commit holding HEAD plus ``patch`` (the text of a patch.diff), made without touching
+    the checkout's index."""
     with tempfile.TemporaryDirectory(prefix="agentci-deliver-") as tmp:
         index = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
         _git(workspace, "read-tree", "HEAD", env=index)
-        _git(workspace, "apply", "--cached", "--binary", str(patch.resolve()), env=index)
+        _git(workspace, "apply", "--cached", "--binary", "-", env=index, stdin=patch)
         tree = _git(workspace, "write-tree", env=index)
         who = {
             "GIT_AUTHOR_NAME": BOT_NAME, "GIT_AUTHOR_EMAIL": BOT_EMAIL,
