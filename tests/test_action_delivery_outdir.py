@@ -1,6 +1,6 @@
 """The Action's host-side steps (``deliver``, ``outputs``) take only an output folder agentci
 wrote: none when agentci's exit code says it wrote nothing, none that is a link, passes
-through one or lacks agentci's marker, and no file in it through a link (DESIGN §11.1).
+through one or lacks agentci's marker, and no file in it through a link: the host never follows a link in the workspace.
 
 The checkout is the pull request's: it can commit ``.agentci`` as a link, or links in the
 output folder, so every case here is a committed file, and the token is the canary.

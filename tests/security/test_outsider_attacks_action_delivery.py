@@ -4,7 +4,7 @@ a folder of its own. ``agentci run`` then refuses to write its outputs through t
 2), but the run step still succeeds, and the delivery step follows the link: it reads a
 forged result.json, a summary.md that is a link to ``/proc/self/environ`` (the delivery's own
 environment holds the GitHub token) and a forged patch.diff, and posts or pushes them with the
-token (DESIGN §11.1: the host never follows a link in the workspace).
+token. The host never follows a link in the workspace (docs/policy.md, host-side readers).
 """
 
 from __future__ import annotations
