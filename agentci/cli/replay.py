@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -10,6 +9,7 @@ from typing import Any
 import click
 from pydantic import BaseModel, ConfigDict
 
+from agentci import jsontext
 from agentci.cli.options import fail
 
 FORMATS = ("console", "jsonl", "summary", "html")
@@ -53,6 +53,9 @@ def replay_command(events: Path, output_format: str, verbose: bool, output: Path
         raise fail(f"{path}: cannot read the events: {err.strerror or err}") from None
     if not log.events:
         raise fail(f"{path}: no events (is it an agentci events.jsonl?)")
+    if log.bad_lines:
+        click.echo(f"agentci: warning: {path}: {log.bad_lines} line(s) skipped (not a JSON "
+                   "object: cut, not UTF-8 or nested too deep)", err=True)  # fmt: skip
     text = _render(log, path, output_format, verbose)
     if output is None:
         sys.stdout.write(text)
@@ -144,13 +147,13 @@ def _result_json(path: Path) -> dict[str, Any] | None:
     from agentci.workspace_io import UnsafePath, read_bytes
 
     try:
-        data = json.loads(read_bytes(path.parent, path.name, 16 * 1024 * 1024).decode("utf-8"))
+        data = jsontext.loads(read_bytes(path.parent, path.name, 16 * 1024 * 1024))
         _Result.model_validate(data)
     except UnsafePath as err:
         if not err.missing:
             click.echo(f"agentci: warning: {path}: not read ({err})", err=True)
         return None
-    except (ValueError, RecursionError) as err:  # JSON, UTF-8 and pydantic errors
+    except ValueError as err:  # jsontext.NotJson, pydantic's ValidationError
         why = str(err).splitlines()[0]
         click.echo(f"agentci: warning: {path}: not agentci's result.json ({why}); the view "
                    "is made from the events alone", err=True)  # fmt: skip

@@ -3,8 +3,8 @@
 A log written by another agentci version may hold event types this one does not know, or
 fields it does not know; a log cut by a kill may end in half a line. None of that stops a
 reader: known events come back as their classes (:mod:`agentci.events.types`), anything else as
-an :class:`OtherEvent` holding the line's object, and lines that are not JSON objects are only
-counted.
+an :class:`OtherEvent` holding the line's object, and lines that are not JSON objects (cut,
+garbage, not UTF-8, nested too deep: :mod:`agentci.jsontext`) are only counted.
 
 ``max_bytes`` bounds the work on a huge log: reading stops at the first line past it and
 :attr:`EventLog.truncated` says so.
@@ -12,7 +12,6 @@ counted.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agentci import jsontext
 from agentci.events.types import EVENT_ADAPTER, EVENT_TYPES, Event
 
 
@@ -52,8 +52,8 @@ class EventLog:
 def parse_line(line: str | bytes) -> AnyEvent | None:
     """One line as its event, an :class:`OtherEvent`, or None when it is not a JSON object."""
     try:
-        data = json.loads(line)
-    except ValueError:
+        data = jsontext.loads(line)
+    except jsontext.NotJson:  # not UTF-8, not JSON, nested too deep
         return None
     if not isinstance(data, dict):
         return None

@@ -23,13 +23,13 @@ A replay never invents answers: running out of lines or a failed expectation rai
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agentci import jsontext
 from agentci.errors import InvalidInput, ProviderFailed
 from agentci.providers.base import ModelChunk, ModelRequest
 from agentci.providers.gemini_wire import StreamDecoder, function_response_names, parse_response
@@ -60,20 +60,20 @@ def load_cassette(path: Path, *, chunks: bool = True) -> list[tuple[int, Cassett
     ``chunks=False`` checks the lines' shape without parsing the chunks as Gemini responses
     (which needs the SDK; ``agentci validate`` does not import it)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as e:
         raise InvalidInput(f"{path}: cannot read cassette: {e}") from e
     calls: list[tuple[int, CassetteCall]] = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
+    for n, raw_line in enumerate(data.splitlines(), start=1):
+        stripped = raw_line.strip()
+        if not stripped or stripped.startswith(b"#"):
             continue
         try:
-            call = CassetteCall.model_validate(json.loads(stripped))
+            call = CassetteCall.model_validate(jsontext.loads(stripped))
             for raw in call.chunks if chunks else []:
                 parse_response(raw)
-        except (json.JSONDecodeError, ValidationError) as e:
-            raise InvalidInput(f"{path}:{n}: not a cassette line: {e}") from e
+        except (jsontext.NotJson, ValidationError) as e:
+            raise InvalidInput(f"{path}:{n}: not a cassette line: {e}") from None
         calls.append((n, call))
     if not calls:
         raise InvalidInput(f"{path}: the cassette holds no model calls")

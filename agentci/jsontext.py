@@ -1,0 +1,60 @@
+"""Parse one JSON document from text agentci did not write itself, bounded.
+
+A cassette, an ``events.jsonl`` handed to ``agentci replay``, a downloaded ``result.json``, a
+hook's or a verify tool's output: any of them may be damaged or hostile. :func:`loads` turns
+every way such text can fail to be a document agentci reads into one :class:`NotJson` (a
+``ValueError``, so ``except ValueError`` keeps working):
+
+* bytes that are not UTF-8;
+* text that is not JSON;
+* a document nested deeper than ``max_depth`` (:data:`MAX_DEPTH`) — Python's parser raises
+  RecursionError on ``[[[[…`` a hundred thousand deep, and a document just under its limit
+  would make every recursive reader after it (redaction, pydantic, rendering) fail instead.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+MAX_DEPTH = 200  # arrays/objects inside each other; agentci's own documents stay far below
+
+
+class NotJson(ValueError):
+    """The text is not one JSON document agentci reads (the message says why)."""
+
+
+def loads(data: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
+    """The JSON document in ``data`` (UTF-8 when bytes); raises :class:`NotJson`."""
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise NotJson(f"not UTF-8 ({err})") from None
+    try:
+        value = json.loads(data)
+    except RecursionError:
+        raise NotJson(f"nested more than {max_depth} levels deep") from None
+    except ValueError as err:
+        raise NotJson(f"not JSON ({err})") from None
+    # a document has at most as many levels as it has brackets: count them in C first
+    if data.count("[") + data.count("{") > max_depth and _deeper_than(value, max_depth):
+        raise NotJson(f"nested more than {max_depth} levels deep")
+    return value
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists/dicts more than ``limit`` levels (no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
