@@ -4,7 +4,8 @@ Every temp folder agentci makes is named ``agentci-<kind>-<pid>-<random>`` in th
 dir (:func:`make_temp_dir`). A run killed with SIGKILL cannot clean up; the next run calls
 :func:`prune_leftovers`, which deletes the folders whose process is gone (a live run's folders
 are left alone) and unregisters the git worktrees (``isolation: worktree``) that lived in them
-from their repository, so ``git worktree list`` stays clean.
+from their repository, so ``git worktree list`` stays clean: only those entries
+(:func:`forget_worktree`), never the repository's other worktrees.
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
-
-from agentci.gitenv import run_git
 
 PREFIX = "agentci-"
 _NAME = re.compile(r"^agentci-(?P<kind>[a-z]+)-(?P<pid>\d+)-")
@@ -39,18 +38,41 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _worktree_repos(folder: Path) -> set[Path]:
-    """The repositories whose linked worktrees live in ``folder`` (one level down)."""
-    repos: set[Path] = set()
-    for child in folder.iterdir() if folder.is_dir() else []:
-        dot = child / ".git"
-        with contextlib.suppress(OSError):
-            if dot.is_file() and dot.read_text().startswith("gitdir:"):
-                admin = Path(dot.read_text()[len("gitdir:") :].strip())
-                common = admin.parent.parent  # <repo>/.git/worktrees/<name>
-                if common.name != "" and (common / "objects").is_dir():
-                    repos.add(common)
-    return repos
+def worktree_admin(worktree: Path) -> Path | None:
+    """The folder git keeps for the linked worktree ``worktree`` (``<repo>/.git/worktrees/<name>``),
+    read from its ``.git`` file; None when it has none."""
+    with contextlib.suppress(OSError):
+        text = (worktree / ".git").read_text("utf-8", "replace")
+        if text.startswith("gitdir:"):
+            return Path(text[len("gitdir:") :].strip())
+    return None
+
+
+def forget_worktree(admin: Path, inside: Path) -> bool:
+    """Unregister one linked worktree of agentci's own from its repository: delete git's
+    ``admin`` folder (``<repo>/.git/worktrees/<name>``) only when its ``gitdir`` file points into
+    ``inside`` (the agentci temp folder the worktree lived in) and that place is gone. Never a
+    repository-wide ``git worktree prune``: that would also drop the user's worktrees that git
+    merely cannot see right now (moved by hand, on a disk not mounted), losing their HEAD and
+    staged work. True when the entry was removed."""
+    admin = Path(os.path.realpath(admin))
+    if admin.parent.name != "worktrees" or not (admin.parent.parent / "objects").is_dir():
+        return False
+    try:
+        target = Path((admin / "gitdir").read_text("utf-8", "replace").strip())
+    except OSError:
+        return False
+    target = Path(os.path.realpath(target))
+    if not target.is_relative_to(Path(os.path.realpath(inside))) or target.exists():
+        return False
+    shutil.rmtree(admin, ignore_errors=True)
+    return not admin.exists()
+
+
+def _worktree_admins(folder: Path) -> list[Path]:
+    """git's folders for the linked worktrees that live in ``folder`` (one level down)."""
+    children = folder.iterdir() if folder.is_dir() else iter(())
+    return [a for a in (worktree_admin(child) for child in children) if a is not None]
 
 
 def prune_leftovers(tmp: Path | None = None) -> list[Path]:
@@ -68,9 +90,10 @@ def prune_leftovers(tmp: Path | None = None) -> list[Path]:
         with contextlib.suppress(OSError):
             if entry.is_symlink() or not entry.is_dir():
                 continue
-            repos = _worktree_repos(entry) if m.group("kind") == "worktree" else set()
+            admins = _worktree_admins(entry) if m.group("kind") == "worktree" else []
+            real = Path(os.path.realpath(entry))
             shutil.rmtree(entry, ignore_errors=True)
-            for git_dir in repos:
-                run_git(["worktree", "prune"], cwd=git_dir, extra_env={"GIT_DIR": str(git_dir)})
+            for admin in admins:
+                forget_worktree(admin, real)
             removed.append(entry)
     return removed

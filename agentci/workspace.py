@@ -12,7 +12,9 @@
 * ``worktree`` — ``git worktree add --detach`` of ``HEAD`` of the repository containing the path,
   in a temp dir. Uncommitted changes of the original are *not* in it (it is HEAD). When the path
   is a subfolder of the repository, the agent works in the same subfolder of the worktree.
-  :meth:`PreparedWorkspace.cleanup` removes the worktree again.
+  :meth:`PreparedWorkspace.cleanup` removes the worktree again (``git worktree remove`` of that
+  worktree alone; never ``git worktree prune``, which would also drop the user's own worktrees
+  that git cannot see at the moment, such as one moved by hand).
 
 Every problem the user can fix (missing path, not a git repository, no commit yet, no git) is an
 :class:`~agentci.errors.InvalidInput` naming the path.
@@ -30,7 +32,7 @@ from agentci.errors import InvalidInput
 from agentci.gitenv import run_git
 from agentci.outputs.patch import find_repo_root
 from agentci.recipe.schema import Workspace
-from agentci.tempdirs import make_temp_dir
+from agentci.tempdirs import forget_worktree, make_temp_dir, worktree_admin
 
 Isolation = Literal["none", "copy", "worktree"]
 
@@ -157,16 +159,22 @@ def _worktree(src: Path, named: str) -> PreparedWorkspace:
     try:
         _run_git(["worktree", "add", "-q", "--detach", str(wt), "HEAD"], top, git_dir)
     except BaseException:
+        half = worktree_admin(wt)
         shutil.rmtree(tmp, ignore_errors=True)
+        if half is not None:
+            forget_worktree(half, tmp)
         raise
     rel = src.relative_to(top)
     path = (wt / rel).resolve()
     if not path.is_dir():  # the subfolder exists only uncommitted in the original
         path.mkdir(parents=True, exist_ok=True)
 
+    admin = worktree_admin(wt)
+
     def cleanup() -> None:
         run_git(["worktree", "remove", "--force", str(wt)], cwd=top, repo=git_dir)
         shutil.rmtree(tmp, ignore_errors=True)
-        run_git(["worktree", "prune"], cwd=top, repo=git_dir)
+        if admin is not None:  # `remove` failed: unregister this worktree alone (no prune)
+            forget_worktree(admin, tmp)
 
     return PreparedWorkspace(path=path, original=src, isolation="worktree", _cleanup=cleanup)

@@ -20,7 +20,9 @@ inside a checkout never show up as untracked files.
 Two runs at once: :func:`prepare_out_dir` takes an exclusive lock on the folder (and
 :func:`lock_workspace` one on a workspace the agent edits in place) for the life of the process.
 A second run refuses at once with ``invalid_input`` (exit 2) naming the other run's pid; it does
-not wait. The locks live in ``<tmp>/agentci-locks/`` (not in the user's folders) and are released
+not wait. Moving the old outputs aside takes the lock of ``<dir>.prev`` too (held for the rest
+of the run): a run whose ``<dir>.prev`` is another live run's output folder refuses the same way
+rather than deleting the folder that run is writing into. The locks live in ``<tmp>/agentci-locks/`` (not in the user's folders) and are released
 by the kernel when the process ends, however it ends. A run removes its lock files as it exits,
 and the files of runs that were killed (no process holds them) are removed by the next run, so
 the folder holds one file per run in progress, not one per run ever made.
@@ -206,6 +208,12 @@ def _prepare(path: Path) -> Path:
         prev = path.with_name(path.name + ".prev")
         if prev.is_symlink() or prev.is_file():
             raise InvalidInput(f"{prev} exists and is not an agentci output folder; remove it")
+        _lock(
+            "outputs.dir / --out",
+            prev.resolve(),
+            f"agentci moves the previous outputs of {path} there, so it cannot run on {path} "
+            "while that run lasts: wait for it to finish or choose another --out",
+        )
         if prev.exists():
             if any(prev.iterdir()) and not _ours(prev):
                 raise InvalidInput(
