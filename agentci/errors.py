@@ -118,6 +118,14 @@ class Blocked(StopRun):
     status = "blocked"
 
 
+class GitWouldBlock(StopRun):
+    """The workspace holds a file git would wait on for ever when it reads it (a named pipe or
+    device called ``.gitignore``, ``.gitattributes`` or ``.gitmodules``): agentci cannot snapshot
+    it, so the task ends ``blocked`` (exit 5) instead of hanging."""
+
+    status = "blocked"
+
+
 class HookStopped(Blocked):
     """A recipe hook answered ``stop``: the run ends ``blocked`` (exit 5)."""
 

@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentci.errors import Blocked, BudgetExhausted, HookStopped, InvalidInput, StopRun
+from agentci.errors import (
+    Blocked,
+    BudgetExhausted,
+    GitWouldBlock,
+    HookStopped,
+    InvalidInput,
+    StopRun,
+)
 from agentci.events import types as ev
 from agentci.hooks.private import HookFiles
 from agentci.loop.budget import BudgetTracker, RunTotals
@@ -40,6 +47,10 @@ if TYPE_CHECKING:
     from agentci.verify.stage import ChangeCheck
 
 Emit = Callable[[ev.Event], object]
+
+
+#: Seconds the final snapshot (the patch) gets at least, even when the wall clock has run out.
+FINAL_SNAPSHOT_SECONDS = 30.0
 
 
 @dataclass
@@ -162,6 +173,15 @@ class TaskRun:
                 workspace.cleanup()
         return report
 
+    def _git_deadline(self, grace: float = 0.0) -> float | None:
+        """When the snapshots' git calls must end: with the wall clock (at least ``grace``
+        seconds from now, for the final snapshot of a task whose clock ran out); None when no
+        wall-clock limit applies (each call then has its own default limit)."""
+        limits = self.budget.wall_limits()
+        if not limits:
+            return None
+        return time.monotonic() + max(min(left for _, left, _ in limits), grace)
+
     def _excluded(self, workspace: Path) -> tuple[str, ...]:
         """Paths the patch never shows: ``.agentci`` and the outputs folder if it is inside."""
         out = self.plan.out_dir.resolve()
@@ -225,6 +245,7 @@ class TaskRun:
             report.extra["no_sandbox"] = self.sandbox_note
         tracker = self.tracker
         if tracker is not None:
+            tracker.baseline.deadline = self._git_deadline(FINAL_SNAPSHOT_SECONDS)
             try:
                 if self.check is not None:  # reverts what the guards refuse, before the patch
                     await self.check.finish(report)
@@ -246,6 +267,10 @@ class TaskRun:
                     report.status = Status.cancelled
                     report.reason = f"cancelled by {self.signal_name} while the patch was taken"
                     self.emit(ev.UserCancelled(signal=self.signal_name))
+            except GitWouldBlock as stop:  # the workspace cannot be snapshotted: no patch
+                if self._completed:
+                    report.status, report.reason = Status(stop.status), stop.reason
+                self._emit_stop(stop)
             except Exception as err:  # noqa: BLE001 - a broken workspace must not lose the report
                 self.emit(
                     ev.Error(
@@ -373,7 +398,9 @@ class TaskRun:
         if not ready:
             return  # the baseline already passes: nothing to fix, no tokens spent
         session = new_session()
-        self.tracker = await ChangeTracker.start(workspace, exclude=self._excluded(workspace))
+        self.tracker = await ChangeTracker.start(
+            workspace, exclude=self._excluded(workspace), deadline=self._git_deadline()
+        )
         if self.plan.guards.allowed_paths is not None:  # ignored files are put back after
             from agentci.verify.kept import keep_ignored
 

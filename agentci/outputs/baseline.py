@@ -65,11 +65,12 @@ class Baseline:
     rules_dir: Path | None = None
     unreadable_at_start: list[str] = field(default_factory=list)
     kept: dict[str, int] = field(default_factory=dict)  # ignored files kept (rel → mode)
+    deadline: float | None = None  # time.monotonic() by which each git call must end
 
     @property
     def git(self) -> PrivateGit:
         """The private git dir."""
-        return PrivateGit(self.git_dir, self.work_tree, self.git_dir / "index")
+        return PrivateGit(self.git_dir, self.work_tree, self.git_dir / "index", self.deadline)
 
     @property
     def pathspecs(self) -> list[str]:

@@ -108,9 +108,13 @@ class ChangeTracker:
         self._change: Change | None = None
 
     @classmethod
-    async def start(cls, workspace: Path, *, exclude: tuple[str, ...]) -> ChangeTracker:
-        """Take the baseline (in a thread)."""
-        baseline = await asyncio.to_thread(capture_baseline, workspace, exclude=exclude)
+    async def start(
+        cls, workspace: Path, *, exclude: tuple[str, ...], deadline: float | None = None
+    ) -> ChangeTracker:
+        """Take the baseline (in a thread); its git calls end by ``deadline`` (monotonic)."""
+        baseline = await asyncio.to_thread(
+            capture_baseline, workspace, exclude=exclude, deadline=deadline
+        )
         return cls(baseline)
 
     def agent_started(self) -> None:

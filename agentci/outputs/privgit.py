@@ -10,9 +10,12 @@ and the private ``info/attributes`` (highest precedence) overrides what the work
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,9 +29,19 @@ ATTRIBUTES = "* -text -filter -ident -eol -working-tree-encoding !diff !merge\n"
 
 GITLINK = "160000"
 
+#: Seconds one private git call may take when the task set no deadline: a snapshot never waits
+#: for ever, whatever the workspace holds.
+DEFAULT_TIMEOUT = 600.0
+#: Seconds a call gets at least, even once the deadline has passed.
+MIN_TIMEOUT = 1.0
+
 
 class GitFailed(RuntimeError):
     """A private git call failed (the message has git's own words)."""
+
+
+class GitTimedOut(GitFailed):
+    """A private git call ran past its deadline and was killed (with every process it started)."""
 
 
 @dataclass
@@ -38,6 +51,13 @@ class PrivateGit:
     git_dir: Path
     work_tree: Path
     index: Path
+    deadline: float | None = None  # time.monotonic() by which every call must be done
+
+    def time_left(self) -> float:
+        """Seconds the next call may take (:data:`DEFAULT_TIMEOUT` without a deadline)."""
+        if self.deadline is None:
+            return DEFAULT_TIMEOUT
+        return max(self.deadline - time.monotonic(), MIN_TIMEOUT)
 
     def env(self, index: Path | None = None, work_tree: Path | None = None) -> dict[str, str]:
         """The ``GIT_*`` variables of a call (another index or work tree when given)."""
@@ -58,26 +78,39 @@ class PrivateGit:
         stdin: bytes | None = None,
     ) -> tuple[bytes, bytes]:
         """Run git (``stdin`` as its input); returns (stdout, stderr). Raises
-        :class:`GitFailed` for another exit code or a ``fatal:`` line, :class:`InvalidInput`
-        when git is missing."""
+        :class:`GitFailed` for another exit code or a ``fatal:`` line, :class:`GitTimedOut`
+        when it runs past :meth:`time_left` (git and what it started are killed, as a process
+        group), :class:`InvalidInput` when git is missing."""
         extra = self.env(index, work_tree)
         if literal:
             extra["GIT_LITERAL_PATHSPECS"] = "1"
+        timeout = self.time_left()
         try:
-            proc = subprocess.run(
+            proc = subprocess.Popen(
                 git_argv(args),
                 cwd=work_tree or self.work_tree,
                 env=git_env(extra),
-                input=stdin if stdin is not None else b"",
-                capture_output=True,
-                check=False,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
             )
         except FileNotFoundError as exc:
             raise cannot_start(exc, work_tree or self.work_tree) from exc
-        if proc.returncode not in ok or b"fatal:" in proc.stderr:
-            err = proc.stderr.decode("utf-8", "replace").strip()
+        try:
+            out, err_bytes = proc.communicate(stdin if stdin is not None else b"", timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            raise GitTimedOut(
+                f"git {' '.join(args[:2])} did not finish in {timeout:.0f} s and was stopped"
+            ) from None
+        except BaseException:
+            _kill_group(proc)
+            raise
+        if proc.returncode not in ok or b"fatal:" in err_bytes:
+            err = err_bytes.decode("utf-8", "replace").strip()
             raise GitFailed(f"git {' '.join(args[:2])} failed ({proc.returncode}): {err}")
-        return proc.stdout, proc.stderr
+        return out, err_bytes
 
     def out(self, args: list[str], **kw: object) -> bytes:
         """stdout of :meth:`run`."""
@@ -86,6 +119,13 @@ class PrivateGit:
     def write_tree(self, index: Path | None = None) -> str:
         """The tree id of an index."""
         return self.out(["write-tree"], index=index).decode().strip()
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Kill a git call and every process it started, then reap it."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate()
 
 
 def cannot_start(exc: FileNotFoundError, cwd: Path) -> Exception:

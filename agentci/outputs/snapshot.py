@@ -31,6 +31,7 @@ from pathlib import Path
 
 from agentci.errors import InvalidInput
 from agentci.outputs.baseline import CACHE_PATTERNS, DEFAULT_EXCLUDE, Baseline, Snapshot
+from agentci.outputs.gitreads import refuse_blocking_files
 from agentci.outputs.ignored import freeze_rules, remove_paths, scan_ignored
 from agentci.outputs.overlay import apply_overlay, record_verify
 from agentci.outputs.privgit import (
@@ -81,8 +82,11 @@ def _common_dir(git_dir: Path) -> Path:
 # -- baseline -------------------------------------------------------------------------------
 
 
-def capture_baseline(workspace: Path, *, exclude: tuple[str, ...] = DEFAULT_EXCLUDE) -> Baseline:
-    """Snapshot ``workspace`` (see the module docstring) into a new private git dir.
+def capture_baseline(
+    workspace: Path, *, exclude: tuple[str, ...] = DEFAULT_EXCLUDE, deadline: float | None = None
+) -> Baseline:
+    """Snapshot ``workspace`` (see the module docstring) into a new private git dir; its git
+    calls end by ``deadline`` (``time.monotonic()``, see :class:`~agentci.outputs.privgit.PrivateGit`).
 
     ``exclude`` lists folders/files relative to the workspace left out (default ``.agentci``).
     Raises :class:`InvalidInput` when the folder does not exist or git is missing.
@@ -94,6 +98,7 @@ def capture_baseline(workspace: Path, *, exclude: tuple[str, ...] = DEFAULT_EXCL
     git_dir = make_temp_dir("baseline")
     try:
         b = _new_baseline(workspace, git_dir, tuple(exclude))
+        b.deadline = deadline
         try:
             snap = take(b)
         except GitFailed:  # the copied index could not be used (newer format): start empty
@@ -161,7 +166,9 @@ def _clear_index_bits(pg: PrivateGit) -> None:
 
 
 def take(b: Baseline) -> Snapshot:
-    """Snapshot the workspace as it is now (see the module docstring)."""
+    """Snapshot the workspace as it is now (see the module docstring). Raises
+    :class:`~agentci.errors.GitWouldBlock` when git would wait on a file for ever."""
+    refuse_blocking_files(b)
     pg = b.git
     specs = b.pathspecs
     _, err = pg.run(["add", "-A", "--ignore-errors", "--", *specs], ok=(0, 1))
