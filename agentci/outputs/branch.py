@@ -4,7 +4,8 @@ finds that it was already proposed.
 The commit is made without touching the user's working tree, index or checked-out branch: the
 patch is applied to the base commit's tree in a temporary index (``git apply --cached``,
 through agentci's own git, :mod:`agentci.gitenv`), GitPython writes the commit object, and
-``git update-ref`` moves the branch, only from the tip it checked (:meth:`Repo.movable`). Its
+``git update-ref`` moves the branch, only from the tip it checked (:meth:`Repo.movable`) and
+never while a worktree has it checked out (:meth:`Repo.not_checked_out`). Its
 message is the recipe's ``commit_message`` (a template), the task's summary as the body, and
 three trailers::
 
@@ -26,7 +27,8 @@ recognised today even if unrelated commits moved it.
 
 A branch is moved only when its tip is the very commit agentci made there for the same task
 (the branch's reflog ends with agentci's own update): a commit the user amended, even keeping the
-trailers, and another task's proposal are never overwritten.
+trailers, and another task's proposal are never overwritten; nor is a branch checked out in
+any worktree of the repository (moving it would change that checkout's HEAD under its index).
 """
 
 from __future__ import annotations
@@ -151,6 +153,7 @@ class Repo:
         current = self.tip(ref)
         if current:
             self.movable(branch, current, task)
+        self.not_checked_out(branch)  # also an unborn branch (``git checkout --orphan``)
         with tempfile.TemporaryDirectory(prefix="agentci-branch-") as tmp:
             env = {"GIT_INDEX_FILE": os.path.join(tmp, "index")}
             self.git("read-tree", base, env=env)
@@ -187,6 +190,19 @@ class Repo:
             return self.git("rev-parse", "--verify", "-q", f"{ref}^{{commit}}").strip()
         except BranchError:
             return ""
+
+    def not_checked_out(self, branch: str) -> None:
+        """BranchError when ``branch`` is checked out in any worktree of the repository:
+        moving it would move that worktree's HEAD under its index and files (``git branch -f``
+        refuses it for the same reason)."""
+        ref = f"refs/heads/{branch}"
+        for line in self.git("worktree", "list", "--porcelain").splitlines():
+            if line == f"branch {ref}":
+                raise BranchError(
+                    f"branch {branch} is checked out in a worktree of the repository: it is "
+                    "left alone (moving it would change that checkout's HEAD); switch to another "
+                    "branch or delete it to let agentci propose again"
+                )
 
     def movable(self, branch: str, tip: str, task: str) -> None:
         """BranchError unless the branch's tip is the very commit agentci made there for
