@@ -12,7 +12,8 @@ the ignored files, so that:
   changed, or new) and reported, never published;
 * the private index never inherits ``assume-unchanged`` / ``skip-worktree`` bits;
 * a checked-out submodule's files are snapshotted as files (its gitlink is replaced by the tree
-  of its working copy), so edits inside it are in the change;
+  of its working copy), so edits inside it are in the change; so are the files of a git
+  repository the user already had inside the workspace (a nested clone, not a submodule);
 * a git repository the agent creates inside the workspace is reported, not stored as a gitlink;
 * a file git cannot read is reported, not silently skipped.
 
@@ -46,7 +47,7 @@ from agentci.outputs.privgit import (
     raw_records,
     split_z,
 )
-from agentci.outputs.submodules import find_submodules, graft
+from agentci.outputs.submodules import adopt_nested, find_submodules, graft
 from agentci.tempdirs import make_temp_dir
 
 __all__ = [
@@ -103,6 +104,8 @@ def capture_baseline(
             snap = take(b)
         except GitFailed:  # the copied index could not be used (newer format): start empty
             b.git.index.unlink(missing_ok=True)
+            snap = take(b)
+        if adopt_nested(b, b.git):  # the user's nested clones: snapshotted like submodules
             snap = take(b)
         b.tree, b.raw, b.ignored_ref = snap.tree, snap.raw, dict(snap.ignored)
         b.unreadable_at_start = snap.unreadable

@@ -1,7 +1,10 @@
 """Submodules: a checked-out submodule's files are snapshotted as files.
 
 Its gitlink is replaced by the tree of its working copy (:func:`graft`), so edits inside it
-are in the change.
+are in the change. A git repository the user already has inside the workspace (a plain clone
+in ``lib/`` or ``vendor/``, not registered as a submodule) is one too, once the first snapshot
+has found it (:func:`adopt_nested`): the guards see and revert writes there, and changed_files
+and patch.diff name them.
 """
 
 from __future__ import annotations
@@ -38,6 +41,17 @@ def find_submodules(pg: PrivateGit, top: Path) -> list[Submodule]:
     return out
 
 
+def adopt_nested(b: Baseline, pg: PrivateGit) -> bool:
+    """Treat the checked-out repositories of the first snapshot (registered submodules and the
+    user's own nested clones, both gitlinks in the private index) as submodules. True when
+    that adds any: the first snapshot must then be taken again to hold their files."""
+    found = find_submodules(pg, b.work_tree)
+    if {sm.path for sm in found} <= {sm.path for sm in b.submodules}:
+        return False
+    b.submodules = found
+    return True
+
+
 def graft(b: Baseline, pg: PrivateGit, raw: str) -> str:
     """``raw`` with each checked-out submodule's gitlink replaced by its working copy."""
     if not b.submodules:
@@ -58,5 +72,8 @@ def graft(b: Baseline, pg: PrivateGit, raw: str) -> str:
 
 
 def _remove_from(pg: PrivateGit, index: Path, path: str) -> None:
+    """Remove ``path`` and anything below it (files an index may hold there) from ``index``."""
+    below = [p for p in split_z(pg.out(["ls-files", "-z", "--", f"{path}/"], index=index,
+                                       literal=True)) if p.startswith(f"{path}/")]  # fmt: skip
     pg.run(["update-index", "--force-remove", "-z", "--stdin"], index=index,
-           stdin=encode_paths([path]))  # fmt: skip
+           stdin=encode_paths([path, *below]))  # fmt: skip

@@ -110,7 +110,9 @@ def revert_paths(baseline: Baseline, paths: list[str]) -> list[str]:
         except GitFailed:
             existed = False
         if existed:
-            git.run(["checkout", baseline.tree, "--", full], literal=True)
+            # the files only: the private index keeps a submodule's or nested clone's gitlink
+            git.run(["restore", f"--source={baseline.tree}", "--worktree", "--", full],
+                    literal=True)  # fmt: skip
         else:  # a new file: deleted beneath the workspace, never through a link on the way
             try:
                 workspace_io.unlink(baseline.workspace, rel, prune=True)

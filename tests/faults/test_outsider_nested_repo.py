@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from agentci.events import types as ev
 from agentci.testing.case import write_call, write_case
 
 pytestmark = pytest.mark.timeout(180)
@@ -21,21 +22,28 @@ def git(cwd: Path, *args: str) -> None:
                     *args], check=True, capture_output=True)  # fmt: skip
 
 
-def test_allowed_paths_covers_edits_inside_the_users_nested_clone(tmp_path: Path) -> None:
-    script = [
-        write_call("lib/x.py", "agent was here\n"),
-        write_call("src/a.py", "fixed\n"),
-        {"text": "done"},
-    ]
-    case = write_case(tmp_path, script, {"guards": {"allowed_paths": ["src/**"]}},
-                      files={"src/a.py": "broken\n"})  # fmt: skip
-    lib = case.repo / "lib"
+def nested_clone(repo: Path) -> Path:
+    """``lib/``: a plain clone with a commit and an uncommitted edit of the user's."""
+    lib = repo / "lib"
     lib.mkdir()
     git(lib, "init", "-q")
     (lib / "x.py").write_text("committed in lib\n")
     git(lib, "add", "x.py")
     git(lib, "commit", "-qm", "lib")
     (lib / "x.py").write_text("my uncommitted edit\n")  # the user's work, in no commit
+    return lib
+
+
+def test_allowed_paths_covers_edits_inside_the_users_nested_clone(tmp_path: Path) -> None:
+    script = [
+        write_call("lib/x.py", "agent was here\n"),
+        write_call("src/a.py", "fixed\n"),
+        {"text": "done"},
+        {"text": "understood, leaving lib alone"},
+    ]
+    case = write_case(tmp_path, script, {"guards": {"allowed_paths": ["src/**"]}},
+                      files={"src/a.py": "broken\n"})  # fmt: skip
+    lib = nested_clone(case.repo)
 
     run = case.run()
     result = run.result
@@ -45,3 +53,20 @@ def test_allowed_paths_covers_edits_inside_the_users_nested_clone(tmp_path: Path
         "the agent overwrote a file outside allowed_paths, in the user's nested clone; nothing "
         "reverted it and no output names it"
     )
+    assert result["changed_files"] == ["src/a.py"]
+    notes = [
+        e.message for e in run.events if isinstance(e, ev.Error) and e.kind == "guard_reverted"
+    ]
+    assert notes == ["guard allowed_paths reverted 1 file(s), not in the patch: lib/x.py"]
+
+
+def test_an_edit_inside_the_users_nested_clone_is_in_the_change(tmp_path: Path) -> None:
+    script = [write_call("lib/x.py", "agent was here\n"), {"text": "done"}]
+    case = write_case(tmp_path, script, {}, files={"src/a.py": "a\n"})
+    nested_clone(case.repo)
+
+    run = case.run()
+
+    assert run.code == 0, run.stderr
+    assert run.result["changed_files"] == ["lib/x.py"]
+    assert "-my uncommitted edit\n+agent was here\n" in run.patch
