@@ -36,7 +36,7 @@ def loads(data: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
     except RecursionError:
         raise NotJson(f"nested more than {max_depth} levels deep") from None
     except ValueError as err:
-        raise NotJson(f"not JSON ({err})") from None
+        raise NotJson(str(err)) from None  # "Expecting value: line 1 column 1 (char 0)"
     # a document has at most as many levels as it has brackets: count them in C first
     if data.count("[") + data.count("{") > max_depth and _deeper_than(value, max_depth):
         raise NotJson(f"nested more than {max_depth} levels deep")

@@ -39,6 +39,10 @@ def test_a_judge_answer_of_open_braces_is_no_verdict():
     assert parse_verdict("{" * BIG) is None
 
 
+def test_a_judge_answer_nested_too_deep_is_no_verdict():
+    assert parse_verdict('{"analysis": ' + "[" * BIG + "]" * BIG + "}") is None
+
+
 def test_a_judge_verdict_is_read_between_the_first_and_last_brace():
     text = 'Here: ```json\n{"analysis": "same {edit}", "confidence": 0.9}\n```'
     assert parse_verdict(text) == Verdict(analysis="same {edit}", confidence=0.9)

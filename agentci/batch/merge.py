@@ -20,12 +20,12 @@ Merged files:
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from agentci import jsontext
 from agentci.errors import InvalidInput
 from agentci.outcome import Status, run_outcome
 from agentci.outputs.atomic import write_text_atomic
@@ -75,8 +75,8 @@ def read_task_output(folder: Path) -> TaskOutput:
     """The outputs of one task (InvalidInput when ``folder`` holds none, or several tasks)."""
     path = folder / "result.json"
     try:
-        result = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
+        result = jsontext.loads(path.read_bytes())
+    except (OSError, jsontext.NotJson) as err:
         raise InvalidInput(f"{folder}: no readable result.json ({err})") from None
     if len(result.get("tasks") or []) > 1:
         raise InvalidInput(

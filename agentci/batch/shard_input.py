@@ -16,13 +16,13 @@ Every problem is :class:`~agentci.errors.InvalidInput` naming the folder, never 
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from agentci import jsontext
 from agentci.errors import InvalidInput
 from agentci.outcome import EXIT_CODES, SIGNAL_EXIT_CODES, Status
 from agentci.usage import Usage
@@ -100,10 +100,10 @@ def read_result(folder: Path, rel: str = ".") -> dict[str, Any]:
     where = str(folder if rel == "." else folder / rel)
     try:
         raw = read_bytes(folder, f"{rel}/result.json", MAX_RESULT_BYTES)
-        data = json.loads(raw.decode("utf-8"))
+        data = jsontext.loads(raw)
     except UnsafePath as err:
         raise InvalidInput(f"{where}: no readable result.json ({err})") from None
-    except (UnicodeDecodeError, ValueError, RecursionError) as err:
+    except jsontext.NotJson as err:
         raise InvalidInput(f"{where}: result.json is not JSON ({err})") from None
     run = _checked(_Run, data, where)
     assert isinstance(run, _Run)

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agentci import jsontext
 from agentci.context.loop_detection import LoopHit
 from agentci.errors import Blocked, ProviderFailed
 from agentci.events import types as ev
@@ -79,8 +80,8 @@ def parse_verdict(text: str) -> Verdict | None:
     if start < 0 or end < start:
         return None
     try:
-        return Verdict.model_validate(json.loads(text[start : end + 1]))
-    except (json.JSONDecodeError, ValidationError):
+        return Verdict.model_validate(jsontext.loads(text[start : end + 1]))
+    except (jsontext.NotJson, ValidationError):
         return None
 
 

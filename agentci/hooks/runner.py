@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from agentci import jsontext
 from agentci.errors import InvalidInput
 from agentci.events.types import HookResult
 from agentci.hooks.commands import fingerprint, is_inside, named_files, real_path, resolve_command
@@ -109,8 +110,8 @@ def _json_answer(output: str) -> dict[str, Any] | None:
     for text in candidates:
         if text.startswith("{"):
             try:
-                data = json.loads(text)
-            except ValueError:
+                data = jsontext.loads(text)
+            except jsontext.NotJson:
                 continue
             if isinstance(data, dict):
                 return data

@@ -22,11 +22,11 @@ A run never waits for input and never outlives its wall clock: without a
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from agentci import jsontext
 from agentci.errors import InvalidInput
 
 #: The exit code when the agent changed files: the commit must be made again.
@@ -161,8 +161,8 @@ def _changed_files(out_dir: Path) -> list[str]:
 
     try:
         data = workspace_io.read_bytes(out_dir, "result.json", 64 << 20)
-        result = json.loads(data.decode("utf-8"))
-    except (OSError, ValueError, workspace_io.UnsafePath):
+        result = jsontext.loads(data)
+    except (OSError, jsontext.NotJson, workspace_io.UnsafePath):
         return []
     if not isinstance(result, dict) or not isinstance(result.get("changed_files"), list):
         return []

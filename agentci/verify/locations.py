@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentci import jsontext
 from agentci.events.types import VerifyLocation
 from agentci.verify.run import VerifyRun
 
@@ -130,14 +131,14 @@ def _json_values(output: str) -> list[Any] | None:
             value, _ = json.JSONDecoder().raw_decode(text[start:])
             if isinstance(value, list):
                 return value
-        except ValueError:
+        except (ValueError, RecursionError):  # the tool printed "[[[[…" deeper than Python reads
             pass
     objects = []
     for line in text.splitlines():
         if line.startswith("{") and line.rstrip().endswith("}"):
             try:
-                objects.append(json.loads(line))
-            except ValueError:
+                objects.append(jsontext.loads(line))
+            except jsontext.NotJson:
                 continue
     return objects or None
 

@@ -154,6 +154,15 @@ def test_json_deny_on_stdout_with_exit_0(ws, recipe_dir):
     assert len(of_type(events, "hook_result")) == 1  # read_file does not match
 
 
+def test_a_hook_printing_json_nested_too_deep_lets_the_call_run(ws, recipe_dir):
+    deep = "[" * 100_000 + "]" * 100_000
+    script(recipe_dir, "hook.py", f"print('{{\"decision\": {deep}}}')\n")
+    s = scheduler(ws, recipe_dir, {"before_tool": [{"matcher": "*", "command": "./hook.py"}]})
+    events, results = run_batch(s, [ToolCallPart("1", "read_file", {"file_path": "README.md"})])
+    assert results[0].error is None and "hello" in results[0].output
+    assert [e.decision for e in of_type(events, "hook_result")] == ["continue"]
+
+
 def test_a_stop_from_a_before_tool_hook_ends_the_batch(ws, recipe_dir):
     script(recipe_dir, "stop.py", 'print(\'{"decision": "stop", "reason": "freeze in effect"}\')\n')
     s = scheduler(ws, recipe_dir, {"before_tool": [{"matcher": "*", "command": "./stop.py"}]})

@@ -118,3 +118,10 @@ def test_in_the_events_paths_are_relative_to_the_repository_top(tmp_path):
     run = VerifyRun("ruff check", 1, False, "pkg/app.py:1:8: F401 `os` imported but unused\n", 1)
     [loc] = run_locations(run, sub)
     assert (loc.file, loc.line, loc.rule) == ("services/api/pkg/app.py", 1, "F401")
+
+
+def test_a_tool_printing_json_nested_too_deep_gives_no_location(ws):
+    deep = "'[' * 100_000 + ']' * 100_000"
+    run = _run(ws, sys.executable, "-c", f"print({deep}); print('{{\"a\": ' + {deep} + '}}')")
+    assert run.output.startswith("[[[") and run.output.count("[") == 200_000
+    assert find_locations(run, ws) == []
