@@ -138,6 +138,31 @@ def test_a_worktree_left_by_a_killed_run_is_unregistered(tmp_path: Path) -> None
     assert str(left) not in listed and not left.exists()
 
 
+def test_clearing_a_killed_runs_worktree_keeps_the_users_moved_worktree(tmp_path: Path) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}  # fmt: skip
+    repo, side, moved = tmp_path / "repo", tmp_path / "side", tmp_path / "side-moved"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "a").write_text("a\n")
+    subprocess.run(["git", "add", "a"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-qm", "i"], cwd=repo, check=True, env=env)
+    subprocess.run(["git", "worktree", "add", "-q", "--detach", str(side)], cwd=repo, check=True)
+    (side / "staged.py").write_text("staged here\n")
+    subprocess.run(["git", "add", "staged.py"], cwd=side, check=True)
+    side.rename(moved)  # the user's worktree, moved by hand: git cannot see it until repaired
+    temp = tmp_path / "tmp"
+    left = temp / f"agentci-worktree-{dead_pid()}-abcd" / "repo"
+    temp.mkdir()
+    subprocess.run(["git", "worktree", "add", "-q", "--detach", str(left)], cwd=repo, check=True)
+    prune_leftovers(temp)
+    repair = subprocess.run(["git", "worktree", "repair", str(moved)], cwd=repo,
+                            capture_output=True, text=True)  # fmt: skip
+    assert repair.returncode == 0, repair.stderr
+    staged = subprocess.run(["git", "diff", "--cached", "--name-only"], cwd=moved,
+                            capture_output=True, text=True).stdout  # fmt: skip
+    assert staged == "staged.py\n"
+
+
 def test_an_output_folder_the_agent_could_write_is_invalid_input(tmp_path: Path) -> None:
     case = write_case(tmp_path, [{"text": "done"}], {"outputs": {"dir": "agent-out"}})
     run = run_recipe(case.recipe, case.repo / "agent-out", cwd=case.repo)
