@@ -22,7 +22,8 @@ CACHE_PATTERNS = (
     ".mypy_cache/",
     ".hypothesis/",
 )
-MAX_IGNORED_SCAN = 100_000  # ignored files fingerprinted per snapshot, at most
+#: Ignored files fingerprinted per snapshot, at most (``AGENTCI_IGNORED_SCAN_LIMIT`` overrides it).
+MAX_IGNORED_SCAN = 100_000
 Entry = tuple[str, str] | None  # (mode, object id) of a path in a tree, None when absent
 Fingerprint = tuple[int, int, int, int]
 
@@ -66,6 +67,7 @@ class Baseline:
     unreadable_at_start: list[str] = field(default_factory=list)
     kept: dict[str, int] = field(default_factory=dict)  # ignored files kept (rel → mode)
     deadline: float | None = None  # time.monotonic() by which each git call must end
+    ignored_truncated: bool = False  # the baseline's ignored scan was cut short
 
     @property
     def git(self) -> PrivateGit:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from agentci.outputs.ignored import beyond_baseline_scan
 from agentci.outputs.privgit import encode_paths, split_z
 from agentci.outputs.snapshot import Baseline, Snapshot
 
@@ -54,10 +55,12 @@ def change_of(b: Baseline, snap: Snapshot) -> Change:
     """The change from the baseline to ``snap``."""
     rel = [r for r in (b.rel(p) for p in snap.nested) if r is not None]
     unreadable = [r for r in (b.rel(p) for p in snap.unreadable) if r is not None]
-    written = sorted(r for p, fp in snap.ignored.items()
-                     if b.ignored_ref.get(p) != fp and (r := b.rel(p)) is not None)  # fmt: skip
+    unknown = beyond_baseline_scan(b, snap.ignored)  # never the agent's: nobody knows
+    written = sorted(r for p, fp in snap.ignored.items() if b.ignored_ref.get(p) != fp
+                     and p not in unknown and (r := b.rel(p)) is not None)  # fmt: skip
     change = Change(base=b.tree, tree=snap.tree, ignored_written=written, nested_repos=rel,
-                    unreadable=unreadable, ignored_scan_truncated=snap.scan_truncated)  # fmt: skip
+                    unreadable=unreadable,
+                    ignored_scan_truncated=snap.scan_truncated or b.ignored_truncated)  # fmt: skip
     if snap.tree == b.tree:
         return change
     out = b.git.out(["diff", "--numstat", "-z", *_DIFF, *_relative(b), b.tree, snap.tree, "--",

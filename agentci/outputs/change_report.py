@@ -8,6 +8,7 @@ from collections.abc import Callable
 from agentci.events import types as ev
 from agentci.outcome import Status
 from agentci.outputs.change import MAX_FILE_BYTES, Change, Patch
+from agentci.outputs.ignored import SCAN_LIMIT_ENV, scan_limit
 from agentci.outputs.patchfacts import ignored_written_message
 from agentci.outputs.redact import Redactor
 from agentci.outputs.report import TaskReport
@@ -54,6 +55,15 @@ def report_change(
             report.reason = f"patch.diff is incomplete: it leaves out {names}"
     if message := ignored_written_message(change.ignored_written):
         warn.append(("ignored_files_written", message))
+    if change.ignored_scan_truncated:
+        warn.append(
+            (
+                "ignored_scan_truncated",
+                f"the workspace has more ignored files than agentci fingerprints ({scan_limit()}, "
+                f"{SCAN_LIMIT_ENV} sets it): writes to those past them are not noticed, and none "
+                "of them is deleted",
+            )
+        )
     for repo in change.nested_repos:
         warn.append(
             (

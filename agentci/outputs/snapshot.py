@@ -108,7 +108,7 @@ def capture_baseline(
         if adopt_nested(b, b.git):  # the user's nested clones: snapshotted like submodules
             snap = take(b)
         b.tree, b.raw, b.ignored_ref = snap.tree, snap.raw, dict(snap.ignored)
-        b.unreadable_at_start = snap.unreadable
+        b.unreadable_at_start, b.ignored_truncated = snap.unreadable, snap.scan_truncated
     except BaseException:
         shutil.rmtree(git_dir, ignore_errors=True)
         raise

@@ -12,7 +12,9 @@ path guards, which revert what the patch shows, never saw them: in pre-commit mo
 * after the agent, :func:`restore_ignored` puts back every ignored file outside
   ``allowed_paths`` that changed or went away, and deletes every ignored file the agent added, all beneath
   the workspace without following a link. A changed file that was too large to keep is named
-  as not restored; a deleted one is brought back when it was kept.
+  as not restored; a deleted one is brought back when it was kept. A file past the place where
+  the baseline's ignored scan was cut short (:func:`~agentci.outputs.ignored.scan_limit`) is
+  never deleted: nothing says the agent made it.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import pathspec
 
 from agentci import workspace_io
 from agentci.outputs.baseline import Baseline
+from agentci.outputs.ignored import beyond_baseline_scan
 
 #: Ignored files larger than this are fingerprinted only (a change is reported, not undone).
 MAX_FILE_BYTES = 4 << 20
@@ -72,9 +75,13 @@ def restore_ignored(
     ref = {rel: path for path in b.ignored_ref if (rel := b.rel(path)) is not None}
     gone = [p for p in b.kept if p in ref and _fingerprint(b, p) is None]
     offending = sorted({p for p in [*written, *gone] if not allowed.match_file(p)})
+    pre = b.prefix + "/" if b.prefix else ""
+    unknown = beyond_baseline_scan(b, [pre + p for p in offending if p not in ref])
     done: list[str] = []
     for rel in offending:
         try:
+            if pre + rel in unknown:  # past where the baseline's scan stopped: maybe the user's
+                continue
             if rel not in ref:  # new: the agent made it
                 workspace_io.unlink(b.workspace, rel)
             elif rel in b.kept:

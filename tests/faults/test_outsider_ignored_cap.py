@@ -5,7 +5,10 @@ The baseline scan stops at the cap, so some of the user's ignored files are not 
 agent deletes one ignored file that the scan did see, the final scan reaches one file further:
 a file of the user's that the agent never touched looks "new", and ``restore_ignored``
 (agentci/verify/kept.py) deletes it as the agent's. The ``guard_reverted`` event even names it
-as a file "the agent wrote". A truncated scan must never make a file count as the agent's."""
+as a file "the agent wrote". A truncated scan must never make a file count as the agent's.
+
+The cap is a setting (``AGENTCI_IGNORED_SCAN_LIMIT``, docs/outputs.md), so the test holds the
+same shape at 105 files and a cap of 100."""
 
 from __future__ import annotations
 
@@ -17,7 +20,9 @@ import pytest
 from agentci.testing.case import shell_call, write_call, write_case
 from agentci.testing.cli import Run, agentci
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = pytest.mark.timeout(120)
+
+LIMIT = 100
 
 
 def test_a_truncated_ignored_scan_never_deletes_the_users_files(tmp_path: Path) -> None:
@@ -37,11 +42,12 @@ def test_a_truncated_ignored_scan_never_deletes_the_users_files(tmp_path: Path) 
     (nm / "b").mkdir()
     for i in range(5):
         (nm / "a" / f"f{i}").write_text("a")
-    users = [nm / "b" / f"f{i:06d}" for i in range(100_000)]
+    users = [nm / "b" / f"f{i:06d}" for i in range(LIMIT)]
     for path in users:
         path.write_text("b")
 
-    done = agentci("run", str(case.recipe), "--out", str(case.out), cwd=case.repo, timeout=800)
+    done = agentci("run", str(case.recipe), "--out", str(case.out), cwd=case.repo,
+                   env={"AGENTCI_IGNORED_SCAN_LIMIT": str(LIMIT)})  # fmt: skip
     run = Run(done.returncode, done.stdout, done.stderr, case.out)
 
     lost = [p.name for p in users if not p.exists()]
@@ -50,3 +56,12 @@ def test_a_truncated_ignored_scan_never_deletes_the_users_files(tmp_path: Path) 
         f"that the agent never touched: {lost[:5]}"
     )
     assert sorted(os.listdir(nm / "a")) == [f"f{i}" for i in range(5)]
+    assert run.result["status"] == "success", run.stderr[-800:]
+    assert run.result["ignored_files_written"] == []
+    assert [
+        e.message for e in run.events if getattr(e, "kind", "") == "ignored_scan_truncated"
+    ] == [
+        "the workspace has more ignored files than agentci fingerprints (100, "
+        "AGENTCI_IGNORED_SCAN_LIMIT sets it): writes to those past them are not noticed, and "
+        "none of them is deleted"
+    ]
