@@ -153,3 +153,24 @@ def test_the_outputs_step_reads_no_file_that_is_a_link(deliver: Deliver):
     assert outputs["summary"] == ""
     assert TOKEN not in json.dumps(outputs)
     assert os.path.islink(summary)
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def test_a_result_nested_too_deep_is_a_clean_error_not_a_delivery(deliver: Deliver):
+    (deliver.ws / ".agentci/out/result.json").write_text('{"status": ' + DEEP + "}")
+    done = deliver.run("ok", "--comment", "true")
+    [error] = _errors(done)
+    assert ".agentci/out/result.json is not agentci's result: nested more than 200 levels" in error
+    assert "Traceback" not in done.stderr
+    assert deliver.gh_calls() == []
+
+
+def test_the_outputs_step_skips_json_nested_too_deep(deliver: Deliver):
+    out = deliver.ws / ".agentci/out"
+    (out / "events.jsonl").write_text('{"type": "error", "message": ' + DEEP + "}\n")
+    (out / "result.json").write_text('{"status": ' + DEEP + "}")
+    outputs, _ = _outputs(deliver)
+    assert (outputs["out-dir-ok"], outputs["status"]) == ("true", "unknown")
+    assert outputs["summary"] == "## fix-calc: success"

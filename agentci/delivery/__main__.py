@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import sys
@@ -11,6 +10,7 @@ from typing import Any
 
 import click
 
+from agentci import jsontext
 from agentci.delivery.context import DeliveryError, GitHubContext, untrusted_checkout
 
 
@@ -128,8 +128,8 @@ def _deliver(out: str, create_pr: bool, comment: bool, workspace: Path, code: st
         raise DeliveryError(f"agentci left no result in {out} (result.json and summary.md, "
                             "regular files)")  # fmt: skip
     try:
-        result = json.loads(raw_result)
-    except ValueError as err:
+        result = jsontext.loads(raw_result)
+    except jsontext.NotJson as err:
         raise DeliveryError(f"{out}/result.json is not agentci's result: {err}") from None
     summary = raw_summary[:SUMMARY_BYTES].decode("utf-8", errors="replace")
     if not isinstance(result, dict):

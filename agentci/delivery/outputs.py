@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentci import jsontext
 from agentci.delivery.out_folder import OutFolder, UnsafeOutFolder, out_folder
 
 MAX_JSON = 64 * 1024 * 1024  # result.json, events.jsonl
@@ -34,8 +35,8 @@ FIX_HINT = (
 def _json(folder: OutFolder | None, name: str) -> Any:
     data = folder.read(name, MAX_JSON) if folder else None
     try:
-        return json.loads(data) if data is not None else None
-    except ValueError:
+        return jsontext.loads(data) if data is not None else None
+    except jsontext.NotJson:
         return None
 
 
@@ -72,8 +73,8 @@ def collect(workspace: Path, out: str, code: str) -> RunOutputs:
     events = (folder.read("events.jsonl", MAX_JSON) if folder else None) or b""
     for line in events.decode("utf-8", errors="replace").splitlines():
         try:
-            event = json.loads(line)
-        except ValueError:
+            event = jsontext.loads(line)
+        except jsontext.NotJson:
             continue
         if not isinstance(event, dict) or event.get("type") != "error":
             continue

@@ -66,6 +66,20 @@ def test_a_log_cut_before_run_finished_says_so(tmp_path: Path):
     assert "ends before run_finished" in done.stdout
 
 
+def test_unreadable_lines_are_skipped_and_counted_in_one_warning(tmp_path: Path):
+    log = _log(tmp_path / "events.jsonl", START, CALL, TASK_END, RUN_END)
+    lines = log.read_bytes().splitlines(keepends=True)
+    deep, not_utf8 = b"[" * 100_000 + b"]" * 100_000 + b"\n", b'{"type": "caf\xe9"}\n'
+    log.write_bytes(lines[0] + deep + lines[1] + not_utf8 + b"".join(lines[2:]))
+    done = agentci("replay", str(log))
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == (
+        f"agentci: warning: {log}: 2 line(s) skipped (not a JSON object: cut, not UTF-8 or "
+        "nested too deep)\n"
+    )
+    assert done.stdout.splitlines()[-1] == "agentci: success (exit 0), 0 tokens"
+
+
 def test_a_missing_log_is_a_user_error(tmp_path: Path):
     done = agentci("replay", str(tmp_path / "nope.jsonl"))
     assert done.returncode == 2
