@@ -32,7 +32,7 @@ from agentci.loop.runner import Runner, finish_run, new_run_id
 from agentci.loop.task import RunSettings
 from agentci.outcome import Status, exit_code_for
 from agentci.outputs.report import RunReport, TaskReport
-from agentci.recipe.prompt_recipe import BUILTIN_FILE, RecipeFields
+from agentci.recipe.prompt_recipe import RecipeFields, recipe_label
 
 
 @dataclass
@@ -304,7 +304,7 @@ def invalid_input_exit(opts: LaunchOptions, out_dir: Path, message: str, redacto
     name = opts.recipe.stem if opts.recipe is not None else "prompt"
     report = RunReport(
         run_id=emitter.run_id,
-        recipe=str(opts.recipe) if opts.recipe is not None else BUILTIN_FILE,
+        recipe=recipe_label(opts.recipe),
         recipe_name=name,
         status=Status.invalid_input,
         exit_code=2,

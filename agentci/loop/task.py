@@ -34,7 +34,7 @@ from agentci.loop.state import State
 from agentci.outcome import Status, exit_code_for
 from agentci.outputs.report import TaskReport
 from agentci.providers.base import Provider
-from agentci.recipe.prompt_recipe import BUILTIN_FILE
+from agentci.recipe.prompt_recipe import recipe_label
 from agentci.recipe.schema import Recipe
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ class RunSettings:
     @property
     def recipe_label(self) -> str:
         """The recipe as the outputs name it."""
-        return str(self.recipe_path) if self.recipe_path is not None else BUILTIN_FILE
+        return recipe_label(self.recipe_path)
 
 
 class TaskRun:

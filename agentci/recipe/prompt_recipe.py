@@ -19,6 +19,21 @@ from agentci.errors import InvalidInput
 #: Where errors about the built-in recipe point.
 BUILTIN_FILE = "<built-in recipe>"
 
+#: The folder of the recipes agentci ships (``agentci pre-commit --recipe fix-lint``).
+_PACKAGED = Path(__file__).resolve().parent.parent
+
+
+def recipe_label(path: Path | None) -> str:
+    """The recipe as the console and the outputs name it: its path, ``<built-in recipe>`` for
+    ``--prompt``, and ``<built-in recipe NAME>`` for a recipe shipped inside agentci (its
+    install path, often deep in a site-packages folder, says nothing to the user)."""
+    if path is None:
+        return BUILTIN_FILE
+    if path.resolve().is_relative_to(_PACKAGED):
+        return f"<built-in recipe {path.stem}>"
+    return str(path)
+
+
 BUILTIN_RECIPE = """\
 version: 1
 name: prompt

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from precommit_project import NO_KEY
 
+from agentci import __version__
 from agentci.testing.cli import agentci
 
 
@@ -30,5 +31,8 @@ def test_a_file_that_needs_the_model_names_the_key_and_how_to_skip_the_hook(proj
     assert done.returncode == 2, done.stderr
     assert "GEMINI_API_KEY" in done.stderr
     assert "SKIP=agentci-fix-lint git commit" in done.stderr
-    assert "fix-lint.yaml:" not in done.stderr  # no line of the installed recipe is blamed
+    assert "fix-lint.yaml" not in done.stderr  # neither a line of the installed recipe nor its path
+    assert (
+        f"agentci {__version__}: fix-lint (<built-in recipe fix-lint>)" in done.stderr.splitlines()
+    )
     assert (project / "unused.py").read_text() == "import os\n"
