@@ -11,12 +11,11 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import yaml
-from e2e_scenario import GIT_ENV, jsonl_lines, make_case, pids_with, shell_call, wait_for
+from e2e_scenario import jsonl_lines, make_case, pids_with, shell_call, wait_for
 
 from agentci.testing.cli import run_recipe
 
@@ -72,14 +71,11 @@ def test_sigterm_during_a_long_grep_stops_cleanly(tmp_path: Path):
     marker = f"needle{os.getpid()}x{os.urandom(4).hex()}"
     script = [calls(("grep_search", {"pattern": marker})), {"text": "done"}]
     case = make_case(tmp_path, script, {})
-    # A nested repository (the patch records it as one entry, it does not read its files)
-    # holding 1 TiB of holes: the search reads for minutes.
-    nested = case.repo / "vendor"
-    nested.mkdir()
-    (nested / "README").write_text("vendored\n")
-    for args in (["init", "-q"], ["add", "README"], ["commit", "-q", "-m", "v"]):
-        subprocess.run(["git", *args], cwd=nested, env={**os.environ, **GIT_ENV}, check=True)
-    with open(nested / "disk.img", "wb") as fh:
+    # A tool cache folder (the snapshot leaves caches out even where .gitignore does not list
+    # them, so it never reads this file) holding 1 TiB of holes: the search reads for minutes.
+    cache = case.repo / ".pytest_cache"
+    cache.mkdir()
+    with open(cache / "disk.img", "wb") as fh:
         fh.truncate(1 << 40)
     proc = case.popen("-q")
     try:
