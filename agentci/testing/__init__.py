@@ -5,6 +5,8 @@
 * :mod:`agentci.testing.repo` — real git repositories made and committed for tests.
 * :mod:`agentci.testing.fake_gemini` — a loopback HTTP server speaking the Gemini REST API,
   answering from a script (:mod:`agentci.testing.fake_script`).
+* :mod:`agentci.testing.fake_openai` — the same for OpenAI-compatible chat completions, from
+  the same script format (both on :mod:`agentci.testing.fake_server`).
 
 Nothing here is imported by agentci itself.
 """

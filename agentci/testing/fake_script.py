@@ -1,4 +1,9 @@
-"""The script format of :mod:`agentci.testing.fake_gemini`: what the fake answers, call by call.
+"""The script format of the fake model servers: what the fake answers, call by call.
+
+One format for both dialects: :mod:`agentci.testing.fake_gemini` renders a turn as Gemini
+``GenerateContentResponse`` chunks, :mod:`agentci.testing.fake_openai` as OpenAI chat
+completion chunks (``thought`` becomes ``reasoning_content``, finish reasons are translated,
+``chunks`` are raw chunks of that server's own wire format).
 
 A script is a JSON list of turns (or ``{"turns": [...]}``); each model call consumes the next
 turn. A turn is either a list of raw ``GenerateContentResponse`` chunks, or an object::
@@ -16,6 +21,8 @@ turn. A turn is either a list of raw ``GenerateContentResponse`` chunks, or an o
     {"text": "...", "cut_after": 1}                     stream closed after N chunks
     {"text": "...", "malformed_after": 0}               a non-JSON chunk after N chunks
     {"text": "...", "stall_after": 0, "stall_seconds": 5}  stream stalls after N chunks
+    {"text": "...", "no_usage": true}                   the server reports no token usage
+    {"function_calls": [...], "no_ids": true}           calls without ids (partial servers)
 
 ``usage`` (``{"prompt": 10, "output": 5, "thoughts": 0, "cached": 0}``) and ``model_version``
 go into the last chunk; by default usage is estimated from the request's size.
@@ -121,22 +128,23 @@ class Turn(_Strict):
     malformed_after: int | None = Field(default=None, ge=0)
     stall_after: int | None = Field(default=None, ge=0)
     stall_seconds: float = 30.0
+    no_usage: bool = False
+    no_ids: bool = False
 
     def build_chunks(self, default_usage: UsageSpec, model: str) -> list[dict[str, Any]]:
         """The response chunks of this turn, camelCase, as the API streams them."""
         if self.chunks is not None:
             return [dict(c) for c in self.chunks]
         usage = self.usage or default_usage
-        last: dict[str, Any] = {
-            "usageMetadata": {
+        last: dict[str, Any] = {"modelVersion": self.model_version or model}
+        if not self.no_usage:
+            last["usageMetadata"] = {
                 "promptTokenCount": usage.prompt,
                 "candidatesTokenCount": usage.output,
                 "thoughtsTokenCount": usage.thoughts,
                 "cachedContentTokenCount": usage.cached,
                 "totalTokenCount": usage.prompt + usage.output + usage.thoughts,
-            },
-            "modelVersion": self.model_version or model,
-        }
+            }
         if self.block_reason:
             last["promptFeedback"] = {"blockReason": self.block_reason}
             return [last]
@@ -147,7 +155,7 @@ class Turn(_Strict):
             parts.append({"text": self.text})
         for fc in self.function_calls:
             call: dict[str, Any] = {"name": fc.name, "args": fc.args}
-            if fc.id:
+            if fc.id and not self.no_ids:
                 call["id"] = fc.id
             part: dict[str, Any] = {"functionCall": call}
             if fc.thought_signature:
