@@ -10,7 +10,9 @@ and a run's totals; they are summed with ``+``:
     task += Usage(prompt_tokens=120, output_tokens=30).as_call(cost_usd=0.0001)
 
 ``cost_usd`` is ``None`` while nothing priced was added (a model without a known price);
-``None`` plus a cost is that cost.
+``None`` plus a cost is that cost. ``estimated_calls`` counts the calls whose tokens agentci
+estimated because the server reported none (some OpenAI-compatible servers): their token
+counts (and so their cost) are agentci's estimate, not the server's word.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class Usage(BaseModel):
     total_tokens: int = 0
     cost_usd: float | None = None
     model_calls: int = 0
+    estimated_calls: int = 0
 
     @model_validator(mode="after")
     def _total(self) -> Usage:
@@ -58,6 +61,7 @@ class Usage(BaseModel):
             total_tokens=self.total_tokens + other.total_tokens,
             cost_usd=cost,
             model_calls=self.model_calls + other.model_calls,
+            estimated_calls=self.estimated_calls + other.estimated_calls,
         )
 
 

@@ -228,7 +228,8 @@ class InvalidStream(_Event):
 
 
 class Usage(_Event):
-    """Token usage of one model call, with the running totals of the task."""
+    """Token usage of one model call, with the running totals of the task. ``estimated``: the
+    server reported no usage, the counts are agentci's estimate (see :mod:`agentci.usage`)."""
 
     type: Literal["usage"] = "usage"
     model: str
@@ -237,6 +238,7 @@ class Usage(_Event):
     thoughts_tokens: int = 0
     cached_tokens: int = 0
     cost_usd: float | None = None
+    estimated: bool = False
     totals: UsageTotals = Field(default_factory=UsageTotals)
 
 

@@ -52,6 +52,7 @@ class Meter:
             thoughts_tokens=used.thoughts_tokens,
             cached_tokens=used.cached_tokens,
             cost_usd=cost,
+            estimated=used.estimated_calls > 0,
             totals=self.state.usage.model_copy(),
         )
 

@@ -1,4 +1,5 @@
-"""Model providers: gemini (google-genai), replay (cassette), scripted (in-process).
+"""Model providers: gemini (google-genai), openai (OpenAI-compatible servers, the ``openai``
+package), replay (cassette), scripted (in-process).
 
 :func:`make_provider` picks one from a recipe's ``model.name``; the SDK is imported only
 when a gemini or replay provider is actually built.
@@ -24,9 +25,16 @@ def make_provider(
 
     ``replay:PATH`` replays a cassette, ``scripted:PATH`` runs a Python script of responses
     (PATH relative to ``base_dir``, the recipe's folder); anything else is a Gemini model
-    (``sdk_paths``: shared by the Gemini providers of one run).
+    (``sdk_paths``: shared by the Gemini providers of one run); ``openai:NAME`` (or
+    ``provider: openai``) an OpenAI-compatible server.
     """
     name = model.name
+    from agentci.providers.openai_compat import is_openai
+
+    if is_openai(model):
+        from agentci.providers.openai_compat import OpenAIProvider
+
+        return OpenAIProvider.from_config(model)
     if name.startswith("replay:"):
         from agentci.providers.replay import ReplayProvider
 

@@ -13,9 +13,12 @@ Google's error bodies carry ``google.rpc.RetryInfo`` (``retryDelay: "1.5s"``) an
 
 from __future__ import annotations
 
+import errno
+import ipaddress
 import re
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from agentci.errors import ProviderFailed
 from agentci.providers.base import TransientProviderError
@@ -92,3 +95,32 @@ def classify_http_error(
         404: "no such model or endpoint",
     }.get(code)
     return ProviderFailed(f"{text}" + (f" ({hint})" if hint else ""))
+
+
+def refused(e: BaseException) -> bool:
+    """Whether ``e`` or an exception it was raised from is a refused connection (ECONNREFUSED;
+    httpx wraps it twice, aiohttp carries its errno)."""
+    seen: set[int] = set()
+    cause: BaseException | None = e
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if (
+            isinstance(cause, ConnectionRefusedError)
+            or getattr(cause, "errno", None) == errno.ECONNREFUSED
+        ):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
+def is_loopback(url: str) -> bool:
+    """Whether ``url`` points at this machine (``localhost``, 127.0.0.0/8, ``::1``). A refused
+    connection there means no server runs: no retry or backoff will start one, so it fails at
+    once instead of after every retry (a refused connection elsewhere is still retried)."""
+    host = (urlsplit(url).hostname or "").rstrip(".").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -59,6 +59,15 @@ FINISH_REASONS: dict[str, Outcome] = {
     "ESCALATION": Outcome.INVALID,
     "PUP_LIMITED_DISABLED": Outcome.INVALID,
     "CONTINUATION": Outcome.CONTINUE,
+    # provider-neutral finish reasons (the OpenAI-compatible provider speaks these)
+    "stop": Outcome.OK,
+    "tool_calls": Outcome.OK,
+    "max_tokens": Outcome.TRUNCATED,
+    "max_tokens_in_thinking": Outcome.TRUNCATED,
+    "safety": Outcome.BLOCKED,
+    "recitation": Outcome.BLOCKED,
+    "malformed_call": Outcome.INVALID,
+    "other": Outcome.INVALID,
 }
 
 

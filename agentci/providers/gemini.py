@@ -27,16 +27,13 @@
 from __future__ import annotations
 
 import asyncio
-import errno
 import hashlib
-import ipaddress
 import json
 import logging
 import os
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
-from urllib.parse import urlsplit
 
 from agentci.errors import InvalidInput, ProviderFailed
 from agentci.providers.base import (
@@ -45,7 +42,7 @@ from agentci.providers.base import (
     ProviderDegraded,
     TransientProviderError,
 )
-from agentci.providers.faults import classify_http_error
+from agentci.providers.faults import classify_http_error, is_loopback, refused
 from agentci.providers.gemini_wire import (
     ContentCache,
     StreamDecoder,
@@ -330,39 +327,10 @@ def _map_error(e: Exception, *, endpoint: str = DEFAULT_BASE_URL) -> Exception:
     if module.startswith(("httpx", "httpcore", "aiohttp")) or isinstance(
         e, (ConnectionError, TimeoutError, OSError)
     ):
-        if _refused(e) and is_loopback(endpoint):
+        if refused(e) and is_loopback(endpoint):
             return ProviderFailed(
                 f"connection refused by {endpoint}: nothing listens there (is the server that "
                 "model.base_url / GOOGLE_GEMINI_BASE_URL names running?); not retried"
             )
         return TransientProviderError(f"connection error to {endpoint}: {name}: {e}")
     return e
-
-
-def _refused(e: BaseException) -> bool:
-    """Whether ``e`` or an exception it was raised from is a refused connection (ECONNREFUSED;
-    httpx wraps it twice, aiohttp carries its errno)."""
-    seen: set[int] = set()
-    cause: BaseException | None = e
-    while cause is not None and id(cause) not in seen:
-        seen.add(id(cause))
-        if (
-            isinstance(cause, ConnectionRefusedError)
-            or getattr(cause, "errno", None) == errno.ECONNREFUSED
-        ):
-            return True
-        cause = cause.__cause__ or cause.__context__
-    return False
-
-
-def is_loopback(url: str) -> bool:
-    """Whether ``url`` points at this machine (``localhost``, 127.0.0.0/8, ``::1``). A refused
-    connection there means no server runs: no retry or backoff will start one, so it fails at
-    once instead of after every retry (a refused connection elsewhere is still retried)."""
-    host = (urlsplit(url).hostname or "").rstrip(".").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False

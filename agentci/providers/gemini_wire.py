@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import warnings
 import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agentci.providers.base import (
@@ -114,19 +115,22 @@ class ContentCache:
     """Wire JSON per message, built once and reused while the message lives.
 
     A message is looked up by identity; a message whose part count changed since it was
-    converted is converted again. Entries disappear with their messages.
+    converted is converted again. Entries disappear with their messages. ``convert`` makes a
+    message's wire form (Gemini's ``Content`` JSON by default; the OpenAI-compatible provider
+    passes its own).
     """
 
-    def __init__(self) -> None:
-        self._entries: dict[int, tuple[weakref.ref[Message], int, dict[str, Any]]] = {}
+    def __init__(self, convert: Callable[[Message], Any] | None = None) -> None:
+        self._convert: Callable[[Message], Any] = convert or message_to_json
+        self._entries: dict[int, tuple[weakref.ref[Message], int, Any]] = {}
         self.conversions = 0
 
-    def get(self, message: Message) -> dict[str, Any]:
+    def get(self, message: Message) -> Any:
         key = id(message)
         entry = self._entries.get(key)
         if entry is not None and entry[0]() is message and entry[1] == len(message.parts):
             return entry[2]
-        content = message_to_json(message)
+        content = self._convert(message)
         self.conversions += 1
         self._entries[key] = (weakref.ref(message, self._drop(key)), len(message.parts), content)
         return content
@@ -139,7 +143,7 @@ class ContentCache:
 
         return drop
 
-    def contents(self, messages: list[Message]) -> list[dict[str, Any]]:
+    def contents(self, messages: list[Message]) -> list[Any]:
         return [self.get(m) for m in messages]
 
 
