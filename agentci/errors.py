@@ -12,8 +12,10 @@ Every way a run can end early is a typed exception; nothing is decided by matchi
      │    ├── LoopDetected     the model repeats itself and did not recover
      │    ├── Blocked          the model's output was blocked, or a hook stopped the run
      │    │    └── HookStopped  ... by a recipe hook (which one is in ``hook``)
-     │    ├── ProviderFailed   the model API failed for good (auth, quota, retries spent)
- │    │    └── NoUsableAnswer   ... every try gave an answer that cannot be used (empty, ...)
+     │    ├── ProviderFailed   the model API failed for good (auth, model name, bad request)
+     │    │    ├── ProviderUnavailable  ... unavailable after the retries (quota, 5xx, network,
+     │    │    │                        a deadline): exit 75, worth running again later
+     │    │    └── NoUsableAnswer   ... every try gave an answer that cannot be used (empty, ...)
      │    ├── OutputInvalid    no answer matching output.schema after every attempt
      │    └── LogUnwritable    events.jsonl cannot be written (a full disk): internal_error
      └── ToolFailure           a tool could not do what was asked; the message goes back to
@@ -138,6 +140,15 @@ class ProviderFailed(StopRun):
     """The model API failed for good."""
 
     status = "provider_error"
+
+
+class ProviderUnavailable(ProviderFailed):
+    """The model API stayed unavailable after every retry (and every fallback model): a 429
+    quota, 5xx answers, connection errors, a call that sent nothing before its deadline. Not a
+    failure of the work: the task ends ``provider_unavailable`` (exit 75, EX_TEMPFAIL) and
+    result.json says ``retryable: true``, so a pipeline can run it again later."""
+
+    status = "provider_unavailable"
 
 
 class NoUsableAnswer(ProviderFailed):

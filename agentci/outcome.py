@@ -20,6 +20,7 @@ class Status(str, Enum):
     loop_detected = "loop_detected"
     blocked = "blocked"
     provider_error = "provider_error"
+    provider_unavailable = "provider_unavailable"
     invalid_output = "invalid_output"
     internal_error = "internal_error"
     cancelled = "cancelled"
@@ -34,12 +35,23 @@ EXIT_CODES: dict[Status, int] = {
     Status.loop_detected: 4,
     Status.blocked: 5,
     Status.provider_error: 6,
+    Status.provider_unavailable: 75,
     Status.invalid_output: 7,
     Status.internal_error: 70,
     Status.cancelled: 130,
 }
 
 SIGNAL_EXIT_CODES = {"SIGINT": 130, "SIGTERM": 143}
+
+#: Statuses that say nothing about the work: running the same task later may succeed.
+RETRYABLE: frozenset[Status] = frozenset({Status.provider_unavailable})
+
+
+def is_retryable(status: Status | str) -> bool:
+    """Whether a task or run that ended with ``status`` is worth running again unchanged
+    (``retryable`` in result.json): the model API was unavailable, the work was not judged."""
+    value = status.value if isinstance(status, Status) else str(status)
+    return any(value == s.value for s in RETRYABLE)
 
 
 def exit_code_for(
@@ -57,7 +69,10 @@ def exit_code_for(
     return EXIT_CODES[status]
 
 
-# Worse outcomes first: a run reports the worst of its tasks.
+# Worse outcomes first: a run reports the worst of its tasks. ``provider_unavailable`` ranks
+# below every failure of the work: a run whose other tasks failed would fail again when run
+# later, so it exits with that failure; only when nothing but the outage kept it from success
+# does it exit 75 (retry later).
 _SEVERITY = [
     Status.internal_error,
     Status.cancelled,
@@ -69,6 +84,7 @@ _SEVERITY = [
     Status.invalid_output,
     Status.verify_failed,
     Status.no_changes,
+    Status.provider_unavailable,
     Status.success,
 ]
 

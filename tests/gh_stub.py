@@ -49,6 +49,8 @@ def main(argv: list[str]) -> int:
         pr = next(p for p in state["prs"] if p["number"] == int(argv[2]))
         pr["title"] = _opt(argv, "--title")
         pr["body"] = Path(_opt(argv, "--body-file") or "").read_text()
+    elif argv[:2] == ["workflow", "run"]:
+        state.setdefault("dispatches", []).append({"workflow": argv[2], "ref": _opt(argv, "--ref")})
     elif argv[0] == "api":
         method = _opt(argv, "--method") or "GET"
         path = next(a for a in argv[1:] if a.startswith("repos/"))

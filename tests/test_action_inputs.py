@@ -145,3 +145,46 @@ def test_the_auth_actions_credentials_file_is_moved_out_of_the_agents_reach(job:
         assert CREDS_TOKEN not in (out / name).read_text(), name
     assert "gha-creds" not in (out / "patch.diff").read_text()
     assert f"moved {creds.name} out of the workspace" in run.step("Run agentci").stdout
+
+
+UNAVAILABLE = [{"error": {"code": 429, "quota": "daily"}}]  # a spent quota: not retried
+
+
+def test_exit_75_fails_the_step_by_default(job: EnvJob):
+    from agentci.testing.fake_gemini import FakeGemini
+
+    with FakeGemini(UNAVAILABLE) as fake:
+        run = job.run(FIX, inputs={"extra-args": "--model gemini-2.5-flash"},
+                      extra_env=fake.env())  # fmt: skip
+    assert run.failed and run.exit_code == 75, run.log
+    assert (run.outputs["status"], run.outputs["exit-code"]) == ("provider_unavailable", "75")
+
+
+def test_tempfail_as_warning_turns_exit_75_into_a_warning(job: EnvJob):
+    from agentci.testing.fake_gemini import FakeGemini
+
+    with FakeGemini(UNAVAILABLE) as fake:
+        run = job.run(
+            FIX,
+            inputs={"extra-args": "--model gemini-2.5-flash", "tempfail-as-warning": "true"},
+            extra_env=fake.env(),
+        )
+    assert not run.failed, run.log
+    assert (run.outputs["status"], run.outputs["exit-code"]) == ("provider_unavailable", "75")
+    last = run.step("Exit with agentci's code")
+    assert last.stdout.startswith("::warning title=agentci::the model API was unavailable")
+    result = json.loads((job.workspace / ".agentci/out/result.json").read_text())
+    assert result["retryable"] is True
+
+
+def test_tempfail_as_warning_leaves_other_failures_failing(job: EnvJob):
+    from agentci.testing.fake_gemini import FakeGemini
+
+    with FakeGemini([{"error": {"code": 401}}]) as fake:
+        run = job.run(
+            FIX,
+            inputs={"extra-args": "--model gemini-2.5-flash", "tempfail-as-warning": "true"},
+            extra_env=fake.env(),
+        )
+    assert run.failed and run.exit_code == 6, run.log
+    assert "::warning" not in run.step("Exit with agentci's code").stdout

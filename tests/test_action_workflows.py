@@ -265,3 +265,24 @@ def test_the_docs_prompt_snippet_runs_with_the_key_input_and_prints_the_summary(
     assert request.headers.get("x-goog-api-key") == SECRET_KEY  # the gemini-api-key input
     assert "Explain why the tests in tests/test_calc.py fail" in json.dumps(request.body)
     assert answer in job.steps[-1].log  # the summary output, printed by the next step
+
+
+def test_the_docs_exit_75_snippet_warns_and_starts_the_workflow_again(github: GitHub):
+    from agentci.testing.fake_gemini import FakeGemini
+
+    steps = _docs_snippet("## Exit 75: the model API was unavailable")
+    flow = {"name": "agentci-nightly", "jobs": {"fix": {"steps": [
+        {"uses": "actions/checkout@v4", "with": {"persist-credentials": False}},
+        {"uses": "actions/setup-python@v5", "with": {"python-version": "3.12"}},
+        *steps,
+    ]}}}  # fmt: skip
+    steps[0]["with"]["extra-args"] = "--model gemini-2.5-flash"  # not the recipe's scripted one
+    quota = [{"error": {"code": 429, "quota": "daily"}}]
+    with FakeGemini(quota) as fake:
+        github.extra_env = {"GOOGLE_GEMINI_BASE_URL": fake.base_url}
+        job = github.run_job(flow, "fix")
+    assert not job.failed, job.log  # a warning, not a failed job
+    agentci = job.step("OWNER/agentci")
+    assert agentci.outputs["exit-code"] == "75", job.log
+    assert "::warning title=agentci::the model API was unavailable" in agentci.log
+    assert state(github.gh_dir)["dispatches"] == [{"workflow": "agentci-nightly", "ref": "main"}]

@@ -148,7 +148,10 @@ class GitHub:
         event_file = files / "event.json"
         event_file.write_text(__import__("json").dumps(self.event))
         ctx: dict[str, Any] = {
-            "github": self.github_context(job_id, workspace),
+            "github": {
+                **self.github_context(job_id, workspace),
+                "workflow": workflow.get("name", ""),
+            },  # fmt: skip
             "secrets": {"GEMINI_API_KEY": SECRET_KEY},
             "matrix": matrix or {},
             "strategy": {"job-index": str(strategy[0]), "job-total": str(strategy[1])},
@@ -165,6 +168,7 @@ class GitHub:
             "GITHUB_ACTIONS": "true",
             "GITHUB_WORKSPACE": str(workspace),
             "GITHUB_JOB": job_id,
+            "GITHUB_WORKFLOW": str(workflow.get("name", "")),
             "GITHUB_REPOSITORY": REPO,
             "GITHUB_EVENT_NAME": self.event_name,
             "GITHUB_EVENT_PATH": str(event_file),

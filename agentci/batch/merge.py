@@ -11,7 +11,8 @@ Merged files:
 
 * ``junit.xml`` — each task's suites, named ``recipe/task`` (``recipe`` for a recipe without
   ``tasks:``): one suite per task, with its ``agent`` case and its verify and guard cases.
-* ``result.json`` — ``kind: "batch"``; ``status``/``exit_code``: the worst task's; ``totals``
+* ``result.json`` — ``kind: "batch"``; ``status``/``exit_code``: the worst task's
+  (``retryable``: true when that is ``provider_unavailable``, exit 75); ``totals``
   (tasks, count per status, usage, cost, turns, tool calls, changed files); ``tasks``: each
   task's key, folder, status, exit code, reason, usage, cost, changed files, branch; ``not_run``:
   tasks ``--fail-fast`` did not start.
@@ -27,7 +28,7 @@ from typing import Any
 
 from agentci import jsontext
 from agentci.errors import InvalidInput
-from agentci.outcome import Status, run_outcome
+from agentci.outcome import Status, is_retryable, run_outcome
 from agentci.outputs.atomic import write_text_atomic
 from agentci.outputs.result import dumps
 from agentci.outputs.writer import task_dir_name
@@ -144,6 +145,7 @@ def _entry(t: TaskOutput) -> dict[str, Any]:
         "dir": t.folder,
         "status": task.get("status"),
         "exit_code": task.get("exit_code"),
+        "retryable": is_retryable(str(task.get("status"))),
         "reason": task.get("reason", ""),
         "turns": task.get("turns", 0),
         "tool_calls": task.get("tool_calls", 0),
@@ -195,6 +197,7 @@ def merged_result(tasks: list[TaskOutput], not_run: list[str] | None = None) -> 
         "kind": "batch",
         "status": status.value,
         "exit_code": code,
+        "retryable": is_retryable(status),
         "reason": reason,
         "started_at": started_at,
         "duration_ms": duration,
@@ -242,13 +245,15 @@ def merged_junit(tasks: list[TaskOutput]) -> str:
 
 def merged_summary(result: dict[str, Any]) -> str:
     """summary.md of the batch."""
-    from agentci.outputs.summary import WORDING, _cell, _cost
+    from agentci.outputs.summary import RETRY_NOTE, WORDING, _cell, _cost
 
     total = result["totals"]
     wording = WORDING.get(result["status"], result["status"])
     lines = [f"## agentci batch: {total['tasks']} tasks", ""]
     line = f"**Batch {wording}** (status `{result['status']}`, exit code {result['exit_code']})"
     lines += [line + (f": {_cell(result['reason'])}" if result["reason"] else ""), ""]
+    if result["retryable"]:
+        lines += [RETRY_NOTE, ""]
     lines += ["| task | status | exit | turns | tool calls | tokens | cost | changed files |",
               "|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for e in result["tasks"]:

@@ -31,8 +31,10 @@ def cli() -> None:
     output.json (a structured answer).
 
     Exit codes: 0 success, 1 no changes or verify failed, 2 invalid input, 3 budget
-    exhausted, 4 loop detected, 5 blocked, 6 provider error, 7 invalid output (no answer
-    matching output.schema), 70 internal error, 130/143 cancelled (SIGINT/SIGTERM).
+    exhausted, 4 loop detected, 5 blocked, 6 provider error (auth, model name, bad request),
+    7 invalid output (no answer matching output.schema), 70 internal error, 75 provider
+    unavailable (quota, 5xx or network after the retries: run it again later), 130/143
+    cancelled (SIGINT/SIGTERM).
     """
 
 

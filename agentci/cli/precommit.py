@@ -95,7 +95,7 @@ def pre_commit_command(
 
     Exit codes: 0 nothing to fix, 1 files were changed (git add them and commit again) or could
     not be fixed, 2 invalid input, 3 budget exhausted, 4 loop detected, 5 blocked, 6 provider
-    error, 70 internal error.
+    error, 70 internal error, 75 provider unavailable (quota or outage: commit again later).
     """
     from agentci.precommit.hook import HookOptions, run_hook
 

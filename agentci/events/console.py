@@ -13,6 +13,7 @@ from typing import TextIO
 
 from agentci.events import types as ev
 from agentci.events.workflow_commands import neutralise_workflow_commands
+from agentci.outcome import is_retryable
 from agentci.verify.diagnose import cannot_run
 
 
@@ -174,7 +175,10 @@ class GitHubAnnotationsSink:
             case ev.Error() if event.kind in WARNING_KINDS:
                 level, text = "warning", f"agentci {WARNING_KINDS[event.kind]}: {event.message}"
             case ev.RunFinished() if event.exit_code != 0:
-                level, text = "error", f"agentci {event.status} (exit {event.exit_code})"
+                retry = is_retryable(event.status)
+                level = "warning" if retry else "error"
+                note = ", retryable: the model API was unavailable, run it again later"
+                text = f"agentci {event.status} (exit {event.exit_code}{note if retry else ''})"
                 if event.reason:
                     text += f": {event.reason}"
         if level:

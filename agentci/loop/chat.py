@@ -22,8 +22,10 @@ protocol with the Turn:
 
 Errors raised: :class:`~agentci.errors.Blocked` (content or prompt blocked),
 :class:`~agentci.errors.BudgetExhausted` (``max_output_tokens``: thoughts only, cut at the output
-limit — retrying would bill the same again) and :class:`~agentci.errors.ProviderFailed` (auth, bad request, retries spent, quota without a
-fallback). Transient faults (429, 408, 5xx, connection errors, timeouts, cut or malformed
+limit — retrying would bill the same again), :class:`~agentci.errors.ProviderFailed` (auth, model
+name, bad request: exit 6) and :class:`~agentci.errors.ProviderUnavailable` (retries spent on
+transient faults, or a quota without a fallback: exit 75, the run may be repeated later).
+Transient faults (429, 408, 5xx, connection errors, timeouts, cut or malformed
 streams) are retried with exponential backoff and jitter (tenacity's ``wait_exponential_jitter``);
 a server-suggested delay is honoured up to ``retry.max_delay_seconds``.
 """
@@ -37,7 +39,13 @@ from typing import Any, Protocol
 
 from tenacity import RetryCallState, wait_exponential_jitter
 
-from agentci.errors import Blocked, BudgetExhausted, NoUsableAnswer, ProviderFailed
+from agentci.errors import (
+    Blocked,
+    BudgetExhausted,
+    NoUsableAnswer,
+    ProviderFailed,
+    ProviderUnavailable,
+)
 from agentci.events.types import Error, Event, InvalidStream, ModelFallback, Retry
 from agentci.providers.base import (
     Message,
@@ -197,7 +205,9 @@ class Chat:
             if isinstance(failure, QuotaExhausted):
                 switch = self._next_model(f"quota exhausted: {failure}")
                 if switch is None:
-                    raise ProviderFailed(f"{self.model}: quota exhausted: {failure}") from failure
+                    raise ProviderUnavailable(
+                        f"{self.model}: quota exhausted: {failure}"
+                    ) from failure
                 yield Retry(attempt=attempt + 1, reason=str(failure), delay_seconds=0.0)
                 yield switch
                 attempt = 0
@@ -205,7 +215,7 @@ class Chat:
                 if attempt >= attempts:
                     switch = self._next_model(f"{attempt} failed attempts: {failure}")
                     if switch is None:
-                        raise ProviderFailed(
+                        raise ProviderUnavailable(
                             f"{self.model}: giving up after {attempt} attempts: {failure}"
                         ) from failure
                     yield Retry(attempt=attempt + 1, reason=str(failure), delay_seconds=0.0)

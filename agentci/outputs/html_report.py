@@ -97,7 +97,8 @@ def tone_of(status: str, exit_code: int) -> str:
     """``ok`` for exit 0, ``warn`` for a stop that is not a failure of the work, else ``bad``."""
     if exit_code == 0:
         return "ok"
-    return "warn" if status in ("no_changes", "budget_exhausted", "cancelled") else "bad"
+    stops = ("no_changes", "budget_exhausted", "cancelled", "provider_unavailable")
+    return "warn" if status in stops else "bad"
 
 
 def _diff_class(line: str) -> str:

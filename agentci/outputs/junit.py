@@ -7,8 +7,9 @@ tasks). In each suite:
   ``no_changes`` the recipe allows). Otherwise a ``<failure>`` (the agent did not get there:
   verify_failed, no_changes, budget_exhausted, loop_detected, blocked, invalid_output) or an
   ``<error>`` (the run
-  could not work: provider_error, internal_error, invalid_input, cancelled), whose ``type`` is the
-  status and whose message is the reason. The model's last message is the case's system-out.
+  could not work: provider_error, provider_unavailable, internal_error, invalid_input, cancelled),
+  whose ``type`` is the status and whose message is the reason (``provider_unavailable``, exit 75:
+  the message says the run may be repeated later). The model's last message is the case's system-out.
 * testcase ``verify:<test id>`` for each test the baseline or the final verify run saw: passed,
   or ``<failure>`` / ``<error>`` / ``<skipped>`` with the test's message; its ``status`` says what
   the agent did to it (fixed, regressed, still_failing, added, removed, flaky, unchanged).
@@ -25,7 +26,7 @@ from pathlib import Path
 
 from junitparser import Attr, Error, Failure, JUnitXml, Skipped, TestCase, TestSuite
 
-from agentci.outcome import Status
+from agentci.outcome import Status, is_retryable
 from agentci.outputs.atomic import write_text_atomic
 from agentci.outputs.report import RunReport, TaskReport
 
@@ -43,7 +44,13 @@ class _Suite(TestSuite):
 
 
 ERROR_STATUSES = frozenset(
-    {Status.provider_error, Status.internal_error, Status.invalid_input, Status.cancelled}
+    {
+        Status.provider_error,
+        Status.provider_unavailable,
+        Status.internal_error,
+        Status.invalid_input,
+        Status.cancelled,
+    }
 )
 
 _INVALID_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -88,6 +95,8 @@ def _agent_case(name: str, task: TaskReport) -> _Case:
         case.system_out = xml_safe(task.summary)
     if task.exit_code != 0:
         message = xml_safe(f"{_status(task)}: {task.reason}" if task.reason else _status(task))
+        if is_retryable(task.status):
+            message += f" (retryable, exit {task.exit_code}: run it again later)"
         kind = Error if task.status in ERROR_STATUSES else Failure
         case.result = [_result(kind, message, message, _status(task))]
     return case

@@ -2,7 +2,7 @@
 
 Top level::
 
-    {"version": 1, "status": "success", "exit_code": 0, "reason": "",
+    {"version": 1, "status": "success", "exit_code": 0, "retryable": false, "reason": "",
      "summary": "<the model's last message>",   # several tasks: "[task] message" blocks
      "usage": {"prompt_tokens", "output_tokens", "thoughts_tokens", "cached_tokens",
                "total_tokens", "cost_usd", "model_calls"},
@@ -13,7 +13,7 @@ Top level::
      "output": {...} | null,   # the structured answer (output.schema); several tasks: {task: {...}}
      "duration_ms": 4200, "started_at": "...", "run_id": "...",
      "recipe": "path/to/recipe.yaml", "recipe_name": "fix-tests",
-     "tasks": [{"name", "status", "exit_code", "reason", "summary", "model", "turns",
+     "tasks": [{"name", "status", "exit_code", "retryable", "reason", "summary", "model", "turns",
                 "tool_calls", "usage", "cost_usd", "changed_files", "duration_ms",
                 "verify": {"runs", "passed", "counts", "exit_code"} | null, "extra",
                 "output": {...} | null, "context_files": [{"path", "bytes", "truncated"}]}]}
@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from agentci.events.types import UsageTotals
+from agentci.outcome import is_retryable
 from agentci.outputs.atomic import write_text_atomic
 from agentci.outputs.patchfacts import run_patch_facts
 from agentci.outputs.report import RunReport, TaskReport
@@ -82,6 +83,7 @@ def task_dict(task: TaskReport) -> dict[str, Any]:
         "name": task.name,
         "status": _status(task.status),
         "exit_code": task.exit_code,
+        "retryable": is_retryable(task.status),
         "reason": task.reason,
         "summary": task.summary,
         "model": task.model,
@@ -105,6 +107,7 @@ def result_dict(run: RunReport) -> dict[str, Any]:
         "version": RESULT_VERSION,
         "status": _status(run.status),
         "exit_code": run.exit_code,
+        "retryable": is_retryable(run.status),
         "reason": run.reason,
         "summary": run_summary(run),
         "usage": usage.model_dump(),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from agentci.outcome import is_retryable
 from agentci.outputs.atomic import write_text_atomic
 from agentci.outputs.markdown import cell as _cell
 from agentci.outputs.markdown import code as _code
@@ -31,10 +32,16 @@ WORDING = {
     "loop_detected": "stopped: the model was looping",
     "blocked": "stopped: blocked",
     "provider_error": "failed: the model API failed",
+    "provider_unavailable": "did not finish: the model API was unavailable (retryable)",
     "invalid_output": "failed: no answer matched the output schema",
     "internal_error": "failed: internal error in agentci",
     "cancelled": "cancelled",
 }
+RETRY_NOTE = (
+    "The model API stayed unavailable after agentci's retries (quota, server errors, network): "
+    "this says nothing about the work. Run it again later (exit code 75, `retryable: true` in "
+    "result.json)."
+)
 MAX_FILES = 50
 MAX_MESSAGE = 4000
 
@@ -145,6 +152,8 @@ def render_summary(run: RunReport) -> str:
     if run.reason:
         line += f": {_cell(run.reason)}"
     lines += [line, ""]
+    if is_retryable(status):
+        lines += [RETRY_NOTE, ""]
 
     if run.tasks:
         lines += [

@@ -167,7 +167,7 @@ def _item(e: ev.Event) -> Item | None:  # noqa: C901 - one branch per event type
 
 
 _STOPPING_KINDS = {
-    "internal_error", "provider_error", "invalid_input", "blocked", "verify_failed",
+    "internal_error", "provider_error", "provider_unavailable", "invalid_input", "blocked", "verify_failed",
     "budget_exhausted", "loop_detected", "invalid_output", "cancelled",
 }  # fmt: skip
 

@@ -13,7 +13,7 @@ Exit codes in this mode (docs/pre-commit.md):
      not fix them (verify still fails, no change)
 2    invalid input: no such recipe, no ``list`` parameter, a missing API key, …
 3+   as ``agentci run``: budget exhausted (3), loop detected (4), blocked (5), provider error
-     (6), internal error (70), cancelled (130/143)
+     (6), internal error (70), provider unavailable (75), cancelled (130/143)
 ===  ==========================================================================================
 
 A run never waits for input and never outlives its wall clock: without a

@@ -57,7 +57,7 @@ def test_tool_output_cannot_issue_workflow_commands_on_the_console(repo_factory,
 
 def test_in_github_actions_a_failed_run_is_an_error_annotation(repo_factory, tmp_path: Path):
     repo = repo_factory({"README.md": "hello\n"})
-    turns = [{"error": {"code": 500}}] * 3
+    turns = [{"error": {"code": 401}}]
     with FakeGemini(turns) as fake:
         env = {**fake.env(), "GITHUB_ACTIONS": "true"}
         run = run_recipe(
@@ -65,10 +65,28 @@ def test_in_github_actions_a_failed_run_is_an_error_annotation(repo_factory, tmp
         )
         calls = len(fake.generate_requests)
     assert run.code == 6, run.stderr
-    assert calls == 3
+    assert calls == 1
     assert run.result["status"] == "provider_error"
     annotations = [line for line in run.stdout.splitlines() if line.startswith("::error")]
     assert len(annotations) == 1
     assert annotations[0].startswith("::error title=agentci::agentci provider_error (exit 6)")
     assert run.events[-1].type == "run_finished"
     assert (tmp_path / "out" / "junit.xml").exists()
+
+
+def test_in_github_actions_an_unavailable_api_is_a_warning_annotation(repo_factory, tmp_path):
+    """A per-day quota (not retried): exit 75, and the annotation is a warning that says the run
+    may be repeated, not an error about the work."""
+    repo = repo_factory({"README.md": "hello\n"})
+    with FakeGemini([{"error": {"code": 429, "quota": "daily"}}]) as fake:
+        env = {**fake.env(), "GITHUB_ACTIONS": "true"}
+        run = run_recipe(
+            setup(tmp_path, repo, "gemini-2.5-flash"), tmp_path / "out", cwd=tmp_path, env=env
+        )
+    assert run.code == 75, run.stderr
+    assert not [line for line in run.stdout.splitlines() if line.startswith("::error")]
+    [warning] = [line for line in run.stdout.splitlines() if "provider_unavailable" in line]
+    assert warning.startswith(
+        "::warning title=agentci::agentci provider_unavailable (exit 75, retryable: the model "
+        "API was unavailable, run it again later): streams: gemini-2.5-flash: quota exhausted"
+    )

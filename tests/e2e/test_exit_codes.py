@@ -21,6 +21,7 @@ from agentci.events import types as ev
 from agentci.outcome import EXIT_CODES, Status
 from agentci.testing.fake_gemini import FakeGemini
 
+FAST_RETRY = {"attempts": 3, "initial_delay_seconds": 0, "max_delay_seconds": 0}
 READ_SAME = {"calls": [{"name": "read_file", "args": {"file_path": "README.md"}}]}
 WRITE_THEN_DONE = [write_call("new.txt", "x\n"), {"text": "done"}]
 
@@ -99,6 +100,20 @@ ROWS = [
         },
     ),
     Row("internal_error", 70, None, prepare=broken_baseline),
+    Row(
+        "provider_unavailable",
+        75,
+        None,
+        {"model": {"name": "gemini-2.5-flash", "retry": FAST_RETRY}},
+        [{"error": {"code": 503, "retry_delay": 0}}] * 3,
+    ),  # fmt: skip
+    Row(
+        "provider_unavailable",
+        75,
+        None,
+        {"model": {"name": "gemini-2.5-flash"}},
+        [{"error": {"code": 429, "quota": "daily"}}],
+    ),  # fmt: skip
 ]
 
 
@@ -119,6 +134,8 @@ def test_every_status_reaches_the_exit_code(tmp_path: Path, row: Row):
     task = run.result["tasks"][0] if run.result.get("tasks") else None
     if task is not None:
         assert task["status"] == row.status
+        assert task["retryable"] is (row.status == "provider_unavailable")
+    assert run.result["retryable"] is (row.status == "provider_unavailable")
     if row.status == "internal_error":
         errors = [e for e in run.events if isinstance(e, ev.Error) and e.kind == "internal_error"]
         assert errors and errors[0].traceback, "the traceback is in the log"
@@ -146,3 +163,64 @@ def test_a_workspace_deleted_during_the_run_is_named_as_such(tmp_path: Path):
     assert "git is not installed" not in run.stderr + reason
     assert "no longer exists" in reason
     assert (run.result["exit_code"], run.code) == (70, 70)
+
+
+def test_an_api_that_stays_unavailable_is_exit_75_retryable_in_every_output(tmp_path: Path):
+    """503 on every call: the retries are spent, the task ends provider_unavailable (75), and
+    junit.xml and summary.md say it may be run again; nothing was judged."""
+    from junitparser import Error, JUnitXml
+
+    recipe = {"model": {"name": "gemini-2.5-flash", "retry": FAST_RETRY}}
+    with FakeGemini([{"error": {"code": 503, "retry_delay": 0}}] * 5) as fake:
+        run = make_case(tmp_path, None, recipe).run(env=fake.env())
+        calls = len(fake.generate_requests)
+    assert_agree(run, "provider_unavailable", 75)
+    assert calls == 3  # model.retry.attempts, then it gave up
+    assert "giving up after 3 attempts: HTTP 503" in run.result["reason"]
+    [suite] = JUnitXml.fromfile(str(run.out / "junit.xml"))
+    agent = next(c for c in suite if c.name == "agent")
+    [error] = agent.result
+    assert isinstance(error, Error) and error.type == "provider_unavailable"
+    assert "(retryable, exit 75: run it again later)" in error.message
+    assert "Run it again later" in (run.out / "summary.md").read_text()
+
+
+def test_a_rejected_key_stays_exit_6_and_not_retryable(tmp_path: Path):
+    with FakeGemini([{"error": {"code": 401}}]) as fake:
+        run = make_case(tmp_path, None, {"model": {"name": "gemini-2.5-flash"}}).run(env=fake.env())
+    assert_agree(run, "provider_error", 6)
+    assert run.result["retryable"] is False
+
+
+def _docs_shell_snippet() -> str:
+    """The ```bash block of docs/exit-codes.md's section on exit 75."""
+    docs = Path(__file__).resolve().parents[2] / "docs" / "exit-codes.md"
+    text = docs.read_text()
+    section = text[text.index("## 75: the model API was unavailable") :]
+    block = section[section.index("```bash\n") + 8 :]
+    return block[: block.index("```")]
+
+
+@pytest.mark.parametrize(("answer", "code"), [({"code": 429, "quota": "daily"}, 0),
+                                              ({"code": 401}, 6)])  # fmt: skip
+def test_the_docs_shell_snippet_soft_fails_on_75_only(tmp_path: Path, answer, code):
+    import os
+    import subprocess
+    import sys
+
+    case = make_case(tmp_path, None, {"model": {"name": "gemini-2.5-flash"}})
+    recipe = case.repo / ".github/agentci/fix-failing-tests.yaml"
+    recipe.parent.mkdir(parents=True)
+    recipe.write_text(case.recipe.read_text())
+    path = f"{Path(sys.executable).parent}:{os.environ['PATH']}"  # agentci on PATH
+    with FakeGemini([{"error": answer}]) as fake:
+        done = subprocess.run(
+            ["bash", "-e", "-c", _docs_shell_snippet()],
+            cwd=case.repo,
+            env={**os.environ, **fake.env(), "PATH": path},
+            capture_output=True,
+            text=True,
+        )
+    assert done.returncode == code, done.stderr
+    warned = "::warning title=agentci::the model API was unavailable" in done.stdout
+    assert warned is (code == 0)

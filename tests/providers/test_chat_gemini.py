@@ -6,7 +6,13 @@ import pytest
 from gemini_helpers import Sleeps, make_chat, model_config, request, run
 from google.genai import types
 
-from agentci.errors import Blocked, BudgetExhausted, InvalidInput, ProviderFailed
+from agentci.errors import (
+    Blocked,
+    BudgetExhausted,
+    InvalidInput,
+    ProviderFailed,
+    ProviderUnavailable,
+)
 from agentci.providers.base import Message, TextPart, ToolCallPart, ToolResultPart
 from agentci.providers.finish import FINISH_REASONS, Outcome
 from agentci.providers.gemini import GeminiProvider
@@ -104,7 +110,8 @@ def test_retry_after_header_is_capped(fake: FakeGemini, raw_path: bool) -> None:
 def test_500_until_retries_are_spent(fake: FakeGemini, raw_path: bool) -> None:
     fake.add(*[{"error": {"code": 500}}] * 3)
     res = run(make_chat(fake, raw_path=raw_path), request("hi"))
-    assert isinstance(res.error, ProviderFailed) and "after 3 attempts" in str(res.error)
+    assert isinstance(res.error, ProviderUnavailable) and "after 3 attempts" in str(res.error)
+    assert res.error.status == "provider_unavailable"  # exit 75: run it again later
     assert len(res.events("retry")) == 2 and len(fake.generate_requests) == 3
 
 
@@ -113,6 +120,7 @@ def test_client_errors_are_not_retried(fake: FakeGemini, code: int, raw_path: bo
     fake.add({"error": {"code": code}}, {"text": "never"})
     res = run(make_chat(fake, raw_path=raw_path), request("hi"))
     assert isinstance(res.error, ProviderFailed) and f"HTTP {code}" in str(res.error)
+    assert res.error.status == "provider_error"  # exit 6: running it again would not help
     assert len(fake.generate_requests) == 1 and not res.events("retry")
 
 
@@ -230,7 +238,7 @@ def test_fallback_on_quota_is_sticky(fake: FakeGemini) -> None:
 def test_quota_without_fallback_fails(fake: FakeGemini) -> None:
     fake.add({"error": {"code": 429, "quota": "daily"}}, {"text": "never"})
     res = run(make_chat(fake), request("hi"))
-    assert isinstance(res.error, ProviderFailed) and "quota" in str(res.error)
+    assert isinstance(res.error, ProviderUnavailable) and "quota" in str(res.error)
     assert len(fake.generate_requests) == 1
 
 
