@@ -140,7 +140,10 @@ def _launch(opts: LaunchOptions) -> int:
         note = key_note(os.environ)
         if note:
             print(f"agentci: note: {note}", file=sys.stderr)
-    redactor = Redactor.from_environ()
+    from agentci.providers.openai_compat import key_env_names
+
+    # an OpenAI-compatible model's key is masked whatever its variable is called
+    redactor = Redactor.from_environ(key_env_names(plan.model for plan in plans))
     emitter = Emitter(new_run_id(), _sinks(opts, out_dir, redactor))
     settings = RunSettings(
         recipe=recipe,
@@ -148,6 +151,7 @@ def _launch(opts: LaunchOptions) -> int:
         base_dir=Path.cwd(),
         workspace_override=opts.workspace,
         record=opts.record,
+        redactor=redactor,
     )
     from agentci.loop.delivery import Delivery
 

@@ -6,8 +6,8 @@
   that may answer (the model, each fallback and the loop judge, each priced on its own:
   ``model.pricing`` is the price of ``model.name`` only): agentci refuses to start rather than run with a cap it
   cannot enforce.
-* Each model can be built: its name is one agentci can serve (a Gemini model, ``replay:FILE``
-  or ``scripted:FILE``), a ``scripted:`` or ``replay:`` file exists and parses, and (for
+* Each model can be built: its name is one agentci can serve (a Gemini model, ``openai:NAME``,
+  ``replay:FILE`` or ``scripted:FILE``), a ``scripted:`` or ``replay:`` file exists and parses, and (for
   ``run``, not ``validate``) a live model has an API key.
 * Each hook whose first word is a relative or absolute path names a file that exists.
 
@@ -183,7 +183,7 @@ def _model_problems(
         )
         names += [(("fallback", i), name) for i, name in enumerate(written.fallback_names())]
         for where, name in names:
-            if name.startswith(("replay:", "scripted:")):
+            if name.startswith(("replay:", "scripted:", "openai:")):
                 continue
             if _LIVE_MODEL.match(name):
                 meant = misspelt_model(name)

@@ -244,7 +244,9 @@ class OpenAIProvider:
                     f"connection refused by {self.endpoint}: nothing listens there (is the server "
                     f"that model.base_url / {BASE_URL_VAR} names running?); not retried"
                 )
-            return TransientProviderError(f"connection error to {self.endpoint}: {e}")
+            cause = e.__cause__ or e.__context__
+            why = f" ({type(cause).__name__}: {str(cause)[:200]})" if cause is not None else ""
+            return TransientProviderError(f"connection error to {self.endpoint}: {e}{why}")
         module = type(e).__module__ or ""
         if module.startswith(("httpx", "httpcore", "openai")) or isinstance(
             e, (ValueError, ConnectionError, TimeoutError, OSError)
