@@ -15,7 +15,8 @@ Merged files:
   (``retryable``: true when that is ``provider_unavailable``, exit 75); ``totals``
   (tasks, count per status, usage, cost, turns, tool calls, changed files); ``tasks``: each
   task's key, folder, status, exit code, reason, usage, cost, changed files, branch; ``not_run``:
-  tasks ``--fail-fast`` did not start.
+  the tasks not started (after a ``provider_unavailable`` task, or a failure under
+  ``--fail-fast``), and ``not_run_reasons``: why, per task.
 * ``summary.md`` — a table of the tasks, why the failed ones failed, the totals.
 """
 
@@ -176,7 +177,7 @@ def _span(entries: list[dict[str, Any]]) -> tuple[str, int]:
     return stamp, int(end - first.timestamp() * 1000)
 
 
-def merged_result(tasks: list[TaskOutput], not_run: list[str] | None = None) -> dict[str, Any]:
+def merged_result(tasks: list[TaskOutput], not_run: dict[str, str] | None = None) -> dict[str, Any]:
     """The merged result.json document."""
     entries = [_entry(t) for t in sorted(tasks, key=lambda t: t.key)]
     outcomes = [(Status(e["status"]), int(e["exit_code"])) for e in entries]
@@ -211,7 +212,8 @@ def merged_result(tasks: list[TaskOutput], not_run: list[str] | None = None) -> 
             "changed_files": sum(len(e["changed_files"]) for e in entries),
         },
         "tasks": entries,
-        "not_run": sorted(not_run or []),
+        "not_run": sorted(not_run or {}),
+        "not_run_reasons": dict(sorted((not_run or {}).items())),
     }
 
 
@@ -277,10 +279,11 @@ def merged_summary(result: dict[str, Any]) -> str:
             lines.append(f"- **{_cell(e['key'])}**: `{_cell(b['name'])}` at `{b['commit'][:12]}`")
         lines.append("")
     if result["not_run"]:
+        reasons = result.get("not_run_reasons") or {}
         lines += [
-            "### Not run (--fail-fast)",
+            f"### Not run ({len(result['not_run'])})",
             "",
-            *[f"- {_cell(k)}" for k in result["not_run"]],
+            *[f"- {_cell(k)}: {_cell(reasons.get(k) or 'not started')}" for k in result["not_run"]],
             "",
         ]
     u = Usage.model_validate(total["usage"])
@@ -294,7 +297,7 @@ def merged_summary(result: dict[str, Any]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def write_merged(out_dir: Path, tasks: list[TaskOutput], not_run: list[str] | None = None) -> dict[str, Any]:  # fmt: skip
+def write_merged(out_dir: Path, tasks: list[TaskOutput], not_run: dict[str, str] | None = None) -> dict[str, Any]:  # fmt: skip
     """Write the merged junit.xml, result.json and summary.md; return the result."""
     result = merged_result(tasks, not_run)
     write_text_atomic(out_dir / "junit.xml", merged_junit(tasks))

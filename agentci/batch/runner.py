@@ -21,6 +21,12 @@ per task:
   (:func:`isolate`), so they never see each other's edits.
 
 The run's exit code is the worst task's (``agentci.outcome.run_outcome``).
+
+**An outage stops the batch.** Once a task ends ``provider_unavailable`` (the model API stayed
+unavailable after its retries), no new task starts: each would spend its own retries against
+the same outage. The tasks not started are listed in the merged result's ``not_run``, with the
+reason (``provider_unavailable in task <key>``) in ``not_run_reasons``; the tasks already
+running finish as they do. ``--fail-fast`` stops the batch the same way after any failure.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ from agentci.loop.delivery import Delivery
 from agentci.loop.runner import Runner, finish_run, new_run_id
 from agentci.loop.task import RunSettings
 from agentci.loop.totals import RunTotals
-from agentci.outcome import Status, exit_code_for
+from agentci.outcome import Status, exit_code_for, is_retryable
 from agentci.outputs.outdir import release_reserve
 from agentci.outputs.redact import Redactor
 from agentci.outputs.report import RunReport, TaskReport
@@ -113,8 +119,9 @@ class BatchRunner:
         self.signal_name: str | None = None
         self.committed = False  # the merged outputs are written: no signal changes them
         self.running: dict[str, Runner] = {}
-        self.failed = False
-        self.not_run: list[str] = []
+        self.failed: str | None = None  # --fail-fast: the first task that failed
+        self.outage: str | None = None  # the first task that found the model API unavailable
+        self.not_run: dict[str, str] = {}  # task key → why it was not started
         self.started_at = ""
 
     def cancel(self, signal_name: str) -> None:
@@ -144,8 +151,8 @@ class BatchRunner:
 
     async def _one(self, task: BatchTask, slots: asyncio.Semaphore) -> TaskOutput | None:
         async with slots:
-            if self.failed and self.signal_name is None:
-                self.not_run.append(task.key)  # --fail-fast: nothing new starts
+            if self.signal_name is None and (why := self._why_not_start()) is not None:
+                self.not_run[task.key] = why  # nothing new starts
                 return None
             from agentci.outputs.outdir import prepare_out_dir
 
@@ -164,8 +171,20 @@ class BatchRunner:
                 emitter.close()
             output = _read(out, task)
             if int(output.task.get("exit_code") or 0) != 0 and self.fail_fast:
-                self.failed = True
+                self.failed = self.failed or task.key
+            if is_retryable(str(output.task.get("status"))):
+                self.outage = self.outage or task.key
             return output
+
+    def _why_not_start(self) -> str | None:
+        """Why a task must not start now (None: it may): the model API was found unavailable
+        (its retries were spent once; every later task would spend them again), or a task
+        failed under ``--fail-fast``."""
+        if self.outage is not None:
+            return f"provider_unavailable in task {self.outage}"
+        if self.failed is not None:
+            return f"--fail-fast: task {self.failed} failed"
+        return None
 
     def _annotations(self) -> Any:
         """GitHub annotations (``::error::`` …) of a task, on stdout."""

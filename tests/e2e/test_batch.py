@@ -162,4 +162,41 @@ def test_fail_fast_starts_no_task_after_a_failure(tmp_path: Path):
     merged = result(out)
     assert [(t["task"], t["exit_code"]) for t in merged["tasks"]] == [("t1", 1)]
     assert merged["not_run"] == ["fix/t2", "fix/t3", "fix/t4"]
+    assert set(merged["not_run_reasons"].values()) == {"--fail-fast: task fix/t1 failed"}
     assert not (out / "fix" / "t2").exists()
+
+
+def test_an_outage_stops_the_batch_instead_of_spending_every_tasks_retries(tmp_path: Path):
+    """The model API answers 503 to every call: the first task spends its retries and ends
+    provider_unavailable; the other three never start (not_run, with the reason), and the
+    batch exits 75 (retryable)."""
+    import yaml
+
+    from agentci.testing.fake_gemini import FakeGemini
+
+    case = make_batch(tmp_path)
+    recipe = yaml.safe_load(case.recipe.read_text())
+    retry = {"attempts": 2, "initial_delay_seconds": 0, "max_delay_seconds": 0}
+    for task in recipe["tasks"]:
+        task["model"] = {"name": "gemini-2.5-flash", "retry": retry}
+    case.recipe.write_text(yaml.safe_dump(recipe, sort_keys=False))
+    out = tmp_path / "out"
+    with FakeGemini([{"error": {"code": 503}}] * 20) as fake:
+        done = case.agentci("batch", str(case.recipe), "--jobs", "1", "--out", str(out),
+                            env=fake.env())  # fmt: skip
+        calls = len(fake.generate_requests)
+    assert done.returncode == 75, done.stderr
+    assert calls == 2  # one task's retries, not four
+    merged = result(out)
+    assert (merged["status"], merged["exit_code"], merged["retryable"]) == (
+        "provider_unavailable", 75, True)  # fmt: skip
+    assert [(t["key"], t["status"]) for t in merged["tasks"]] == [
+        ("fix/t1", "provider_unavailable")]  # fmt: skip
+    assert merged["not_run"] == ["fix/t2", "fix/t3", "fix/t4"]
+    assert merged["not_run_reasons"] == {
+        k: "provider_unavailable in task fix/t1" for k in ("fix/t2", "fix/t3", "fix/t4")
+    }
+    assert not (out / "fix" / "t2").exists()
+    summary = (out / "summary.md").read_text()
+    assert "- fix/t3: provider_unavailable in task fix/t1" in summary
+    assert "Run it again later" in summary
