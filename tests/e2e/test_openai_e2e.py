@@ -156,3 +156,9 @@ def test_a_server_without_usage_or_ids_still_runs_and_says_the_usage_is_estimate
     assert run.result["usage"]["estimated_calls"] == 2
     tool_msg = fake.generate_requests[1].body["messages"][-1]
     assert tool_msg["role"] == "tool" and tool_msg["tool_call_id"] == "call_agentci_1_0"
+
+
+def test_a_server_that_stays_down_is_provider_unavailable(tmp_path: Path) -> None:
+    run, fake = small_run(tmp_path, [{"error": {"code": 503}}] * 4)
+    assert_agree(run, "provider_unavailable", 75)
+    assert len(fake.generate_requests) == 4
