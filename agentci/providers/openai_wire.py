@@ -217,7 +217,7 @@ class StreamAssembler:
         """The last chunk: the calls and the neutral finish reason."""
         calls, ok = self.calls()
         finish = FINISH.get(self.finish, "other") if self.finish is not None else None
-        if not ok:
+        if not ok and finish != "max_tokens":  # a call cut by the limit is the limit's doing
             finish = "malformed_call"
         elif finish == "stop" and calls:
             finish = "tool_calls"

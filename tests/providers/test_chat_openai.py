@@ -235,6 +235,18 @@ def test_length_in_the_middle_of_a_call_drops_the_call_and_nudges(fake: FakeOpen
     )
 
 
+def test_a_call_whose_arguments_the_limit_cut_gets_the_limits_nudge(fake: FakeOpenAI) -> None:
+    cut = _chunk({"tool_calls": [{"index": 0, "id": "a", "type": "function",
+                                  "function": {"name": "write_file", "arguments": '{"con'}}]})  # fmt: skip
+    fake.add({"chunks": [cut, _chunk({}, "length")]}, {"text": "smaller"})
+    result = run(make_chat(fake), request("go"))
+    assert result.error is None and result.final_parts() == [TextPart("smaller")]
+    assert (
+        "reached the output token limit"
+        in fake.generate_requests[1].body["messages"][-1]["content"]
+    )
+
+
 def test_thinking_cut_at_the_output_limit_is_budget_exhausted(fake: FakeOpenAI) -> None:
     fake.add({"thought": "t" * 50, "finish_reason": "MAX_TOKENS"})
     result = run(make_chat(fake, max_output_tokens=64), request("go"))
