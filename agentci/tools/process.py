@@ -108,6 +108,7 @@ async def run_process(
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     max_processes: int = DEFAULT_MAX_PROCESSES,
     stdin: bytes | None = None,
+    die_with_parent: bool = False,
 ) -> ProcessResult:
     """Run ``command`` with ``bash -c`` and return its exit code and capped output.
 
@@ -115,9 +116,14 @@ async def run_process(
     tail with a note in between; a command printing more than ``max_output_bytes`` is
     killed. ``timed_out`` is True when the wall ``timeout`` (seconds) ran out. stdin is
     ``/dev/null`` unless ``stdin`` bytes are given (hooks): they are written, then closed;
-    a command that does not read them is not an error.
+    a command that does not read them is not an error. With ``die_with_parent`` the
+    command's group is killed also when agentci is (:mod:`agentci.tools.reaper`).
     """
     argv = _limited(command, max_file_bytes, max_processes)
+    if die_with_parent:
+        from agentci.tools.reaper import dying_with_parent
+
+        argv = dying_with_parent(argv)
     start = time.monotonic()
     with contextlib.ExitStack() as launching:
         fds: tuple[int, ...] = ()
