@@ -5,8 +5,8 @@ Before each model turn :meth:`ContextKeeper.before_request`:
 1. masks old tool output beyond ``context.mask_tool_output_after_tokens``
    (:mod:`agentci.context.masking`);
 2. estimates the next request (:mod:`agentci.context.tokens`); when it reaches
-   ``context.compress_at`` of the window (:mod:`agentci.providers.windows`), compresses the
-   history (:mod:`agentci.context.compression`): a state snapshot written by the model, or —
+   ``context.compress_at`` of the window (:mod:`agentci.providers.windows`), runs the
+   ``pre_compress`` hooks (they observe) and compresses the history (:mod:`agentci.context.compression`): a state snapshot written by the model, or —
    once a snapshot failed (not smaller, empty, cut at the output limit, or the call failed or
    was blocked: the history is kept and the task goes on), or when even the older part alone would
    not fit the window — the oldest turns dropped. Each attempt is a ``chat_compressed``
@@ -32,6 +32,7 @@ from agentci.context.masking import OutputMasker
 from agentci.context.tokens import estimate_fixed, estimate_messages
 from agentci.errors import ContextWindowFull
 from agentci.events import types as ev
+from agentci.hooks.loop_stages import reported
 from agentci.loop.meter import SideMeter
 from agentci.providers.base import Message
 from agentci.providers.windows import context_window_for
@@ -98,6 +99,11 @@ class ContextKeeper:
         size = self._size(session)
         if size < self.config.compress_at * window:
             return
+        hooks = await session.hooks.pre_compress(
+            turn=session.state.turns, tokens=size, window=window
+        )
+        for event in reported(hooks):
+            yield event
         messages = session.state.messages
         split = split_point(messages, self.config.keep_recent)
         older = messages[:split]

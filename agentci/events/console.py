@@ -81,11 +81,12 @@ class ConsoleSink:
                 return f"  ← {event.name}{code}: {_short(event.output, 100)}"
             case ev.HookResult():
                 broken = event.exit_code not in (0, 2)  # timed out, killed or crashed
-                if not (self.verbose or broken):
+                if not (self.verbose or broken or event.decision != "continue"):
                     return None
                 code = "no exit code" if event.exit_code is None else f"exit {event.exit_code}"
+                why = event.reason or (event.output if broken else "")
                 return f"  hook {event.hook} ({code}): {event.decision}" + (
-                    f" — {_short(event.output)}" if broken and event.output else ""
+                    f" — {_short(why)}" if why else ""
                 )
             case ev.Retry():
                 return f"  retry {event.attempt} in {event.delay_seconds:.1f}s: {event.reason}"

@@ -193,16 +193,25 @@ class LoopDetectedEvent(_Event):
     recovering: bool = False
 
 
+HookDecision = Literal["continue", "deny", "stop", "block", "rewrite"]
+
+
 class HookResult(_Event):
-    """A recipe hook ran (docs/hooks.md): which one, its exit code (None: killed or timed
-    out), what it decided and its output (capped)."""
+    """A recipe hook ran (docs/hooks.md): which one (``hook``: ``hooks.before_tool[0]``) at
+    which ``stage``, its exit code (None: killed, timed out or not started), what it decided
+    (``continue``; ``deny``/``rewrite`` for before_tool; ``block`` for after_agent; ``stop``),
+    why (``reason``, what the model reads or why the hook failed), the arguments a
+    ``rewrite`` put in place (``args``) and its output (capped)."""
 
     type: Literal["hook_result"] = "hook_result"
     hook: str
     command: str
     exit_code: int | None
-    decision: Literal["continue", "deny", "stop"] = "continue"
+    decision: HookDecision = "continue"
     output: str = ""
+    stage: str = ""
+    reason: str = ""
+    args: dict[str, Any] | None = None
 
 
 class AgentExecutionStopped(_Event):

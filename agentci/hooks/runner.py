@@ -1,4 +1,4 @@
-"""Recipe hooks: the recipe author's commands around tool calls (docs/hooks.md).
+"""Recipe hooks: the recipe author's commands at the stages of the loop (docs/hooks.md).
 
 A hook is the recipe author's: it runs outside the policy and the sandbox, with the same
 allowlisted environment as the tools (never agentci's secrets), with a wall timeout — and
@@ -9,18 +9,15 @@ module beside it (Python 3.10 included) nor a planted git repository is the agen
 hook is pinned to the workspace's real repository (:mod:`agentci.hooks.env`). A file the
 command names by absolute path inside the workspace is refused; one outside it is
 fingerprinted (SHA-256) when the run starts, and if it or the copy changed since, the hook does
-not run and the call is denied. It reads one JSON document on stdin and answers with its
-exit code (and optionally a JSON line on stdout):
+not run (a deciding hook's answer is then a deny/stop, an observing one's a warning). It reads
+one JSON document on stdin and answers with its exit code and optionally a JSON line on
+stdout, read per stage by :mod:`agentci.hooks.answer`. Each hook process leads its own process
+group and dies with agentci (:func:`agentci.tools.process.run_process`, ``die_with_parent``).
 
-==============  ===========================================================================
-exit 0          continue; stdout may be ``{"decision": "deny"|"stop"|"continue", "reason": …}``
-exit 2          deny this call; the output is the reason the model reads
-other / timeout deny this call too (a broken hook never silently allows), reason says why
-``stop``        end the whole run: :class:`~agentci.errors.HookStopped`, status ``blocked``
-==============  ===========================================================================
-
-``after_tool`` hooks cannot undo the call: their output becomes a note on the result the
-model reads; a deny or a failure becomes a note saying so; ``stop`` still ends the run.
+:class:`HookRunner` compiles and runs the hooks; what each stage does with the answers is in
+:mod:`agentci.hooks.tool_stages` (``before_tool``, ``after_tool``) and
+:mod:`agentci.hooks.loop_stages` (``session_start``, ``before_model``, ``after_agent``,
+``pre_compress``, ``session_end``).
 """
 
 from __future__ import annotations
@@ -31,40 +28,25 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from agentci import jsontext
 from agentci.errors import InvalidInput
 from agentci.events.types import HookResult
+from agentci.hooks.answer import EVENT_CAP, OUTPUT_CAP, Answer, Decision, cap, interpret, not_run
 from agentci.hooks.commands import fingerprint, is_inside, named_files, real_path, resolve_command
 from agentci.hooks.env import hook_env
 from agentci.hooks.private import HookFiles
-from agentci.recipe.schema import Hook, Hooks
+from agentci.recipe.schema import STAGES, Hook, Hooks, StageHook
 from agentci.tools.process import run_process
-
-Stage = Literal["before_tool", "after_tool"]
-Decision = Literal["continue", "deny", "stop"]
-
-#: Bytes of a hook's output kept (head and tail); the event and the model get less.
-OUTPUT_CAP = 16_000
-#: Characters of a hook's output in the ``hook_result`` event.
-EVENT_CAP = 2_000
-#: Characters of a reason or note that reach the model.
-NOTE_CAP = 4_000
-
-
-def _cap(text: str, limit: int) -> str:
-    text = text.strip()
-    return text if len(text) <= limit else text[: limit - 20] + "\n[… output cut]"
 
 
 @dataclass(frozen=True)
 class CompiledHook:
     """One hook of the recipe, its first word resolved (see :func:`resolve_command`)."""
 
-    stage: Stage
+    stage: str
     index: int
-    hook: Hook
+    hook: Hook | StageHook
     command: str
     script: Path | None = None
 
@@ -78,69 +60,27 @@ class CompiledHook:
         """What ``tool_call_decision.rule`` names: the hook and its command."""
         return f"{self.label}: {self.hook.command}"
 
-    def matches(self, tool_name: str) -> bool:
-        """``*`` matches every tool; anything else is a regex fully matching the name."""
-        return self.hook.matcher == "*" or re.fullmatch(self.hook.matcher, tool_name) is not None
+    def matches(self, tool_name: str | None) -> bool:
+        """A stage hook always applies; a tool hook's ``*`` matches every tool, anything else
+        is a regex fully matching the name."""
+        if not isinstance(self.hook, Hook) or self.hook.matcher == "*":
+            return True
+        return tool_name is not None and re.fullmatch(self.hook.matcher, tool_name) is not None
 
 
 @dataclass
 class HookVerdict:
-    """What the hooks of one call decided, the events they produced and their notes."""
+    """What the hooks of one stage decided, the events they produced, their notes (after_tool,
+    a rewrite), the context they add, and the arguments a before_tool rewrite put in place."""
 
     decision: Decision = "continue"
     reason: str = ""
     hook: CompiledHook | None = None
     events: list[HookResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-
-
-@dataclass
-class _Answer:
-    decision: Decision
-    reason: str
-    text: str
-
-
-def _json_answer(output: str) -> dict[str, Any] | None:
-    """The hook's JSON answer: the whole output, else its last line that is an object."""
-    candidates = [output.strip()]
-    lines = [line.strip() for line in output.splitlines() if line.strip()]
-    if lines:
-        candidates.append(lines[-1])
-    for text in candidates:
-        if text.startswith("{"):
-            try:
-                data = jsontext.loads(text)
-            except jsontext.NotJson:
-                continue
-            if isinstance(data, dict):
-                return data
-    return None
-
-
-def _interpret(exit_code: int | None, timed_out: bool, output: str, timeout: float) -> _Answer:
-    """Exit code and output → decision (docs/hooks.md, "Answers")."""
-    text = output.strip()
-    if timed_out:
-        return _Answer("deny", f"the hook timed out after {timeout:g}s", text)
-    if exit_code is None:
-        return _Answer("deny", f"the hook was killed: {_cap(text, 500)}", text)
-    if exit_code == 2:
-        return _Answer("deny", text or "denied by the hook (exit 2)", text)
-    if exit_code != 0:
-        why = f"the hook failed (exit {exit_code})"
-        return _Answer("deny", f"{why}: {text}" if text else why, text)
-    data = _json_answer(text)
-    if data is None:
-        return _Answer("continue", "", text)
-    decision = data.get("decision", "continue")
-    reason = data.get("reason", "")
-    if not isinstance(reason, str):
-        reason = json.dumps(reason)
-    if decision not in ("continue", "deny", "stop"):
-        why = f"the hook answered an unknown decision {decision!r} (continue, deny or stop)"
-        return _Answer("deny", why, text)
-    return _Answer(decision, reason or f"{decision} by the hook", reason)
+    context: list[str] = field(default_factory=list)
+    args: dict[str, Any] | None = None
+    failures: list[str] = field(default_factory=list)  # observing hooks that failed (warnings)
 
 
 class HookRunner:
@@ -163,19 +103,18 @@ class HookRunner:
         self.files = HookFiles() if files is None else files
         self.hooks: list[CompiledHook] = []
         self._protected: list[Path] = []
-        stages: tuple[tuple[Stage, list[Hook]], ...] = (
-            ("before_tool", config.before_tool),
-            ("after_tool", config.after_tool),
-        )
-        if not (config.before_tool or config.after_tool):
+        self.max_continuations = config.max_continuations
+        self.started = False  # session_start ran: session_end will run when the task ends
+        self.results: list[HookResult] = []  # every hook run of the task (hooks.facts)
+        if not config.any:
             self.home = recipe_dir
             return
         self.home = self.files.prepare(recipe_dir, skip=[workspace])
-        for stage, hooks in stages:
-            for i, hook in enumerate(hooks):
+        for stage in STAGES:
+            for i, hook in enumerate(getattr(config, stage)):
                 self.hooks.append(self._compile(stage, i, hook))
 
-    def _compile(self, stage: Stage, index: int, hook: Hook) -> CompiledHook:
+    def _compile(self, stage: str, index: int, hook: Hook | StageHook) -> CompiledHook:
         command, script = resolve_command(hook.command, self.home)
         compiled = CompiledHook(stage, index, hook, command, script)
         label = f"{compiled.label}: {hook.command!r}"
@@ -242,99 +181,72 @@ class HookRunner:
         workspace (protected from the agent like the recipe)."""
         return list(dict.fromkeys(self._protected))
 
-    def matching(self, stage: Stage, tool_name: str) -> list[CompiledHook]:
-        """The hooks of ``stage`` that apply to ``tool_name``, in recipe order."""
+    def matching(self, stage: str, tool_name: str | None = None) -> list[CompiledHook]:
+        """The hooks of ``stage`` that apply (to ``tool_name`` for tool stages), in order."""
         return [h for h in self.hooks if h.stage == stage and h.matches(tool_name)]
 
-    async def before_tool(self, *, tool_name: str, call_id: str, args: Any) -> HookVerdict:
-        """Run the matching before_tool hooks; the first deny or stop ends the chain."""
-        payload = self._payload("before_tool", tool_name, call_id, args)
-        verdict = HookVerdict()
-        for hook in self.matching("before_tool", tool_name):
-            answer = await self._run(hook, payload, verdict)
-            if answer.decision != "continue":
-                verdict.decision, verdict.hook = answer.decision, hook
-                verdict.reason = _cap(answer.reason, NOTE_CAP)
-                break
-        return verdict
-
-    async def after_tool(
-        self,
-        *,
-        tool_name: str,
-        call_id: str,
-        args: Any,
-        output: str,
-        error: str | None,
-        exit_code: int | None,
+    async def before_tool(
+        self, *, tool_name: str, call_id: str, args: Any, **kw: Any
     ) -> HookVerdict:
-        """Run the matching after_tool hooks; their output becomes notes; stop ends the run."""
-        result = {"ok": error is None, "output": output, "error": error, "exit_code": exit_code}
-        payload = self._payload("after_tool", tool_name, call_id, args, result=result)
-        verdict = HookVerdict()
-        for hook in self.matching("after_tool", tool_name):
-            answer = await self._run(hook, payload, verdict)
-            if answer.decision == "stop":
-                verdict.decision, verdict.hook = "stop", hook
-                verdict.reason = _cap(answer.reason, NOTE_CAP)
-                break
-            if answer.decision == "deny":
-                verdict.notes.append(f"[{hook.label} objected: {_cap(answer.reason, NOTE_CAP)}]")
-            elif answer.text:
-                verdict.notes.append(f"[{hook.label}]: {_cap(answer.text, NOTE_CAP)}")
-        return verdict
+        """The before_tool stage (:func:`agentci.hooks.tool_stages.before_tool`)."""
+        from agentci.hooks.tool_stages import before_tool
 
-    def _payload(
-        self, stage: Stage, tool_name: str, call_id: str, args: Any, **extra: Any
-    ) -> bytes:
+        return await before_tool(self, tool_name=tool_name, call_id=call_id, args=args, **kw)
+
+    async def after_tool(self, **kw: Any) -> HookVerdict:
+        """The after_tool stage (:func:`agentci.hooks.tool_stages.after_tool`)."""
+        from agentci.hooks.tool_stages import after_tool
+
+        return await after_tool(self, **kw)
+
+    def payload(self, stage: str, **fields: Any) -> bytes:
+        """The JSON document a hook of ``stage`` reads on stdin (docs/hooks.md)."""
         doc = {
             "v": 1,
             "event": stage,
             "task": self.task,
             "workspace": str(self.workspace),
-            "tool_name": tool_name,
-            "call_id": call_id,
-            "args": args,
-            **extra,
+            **fields,
         }
         return json.dumps(doc, ensure_ascii=False, default=str).encode() + b"\n"
 
-    async def _run(self, hook: CompiledHook, payload: bytes, verdict: HookVerdict) -> _Answer:
+    async def run(self, hook: CompiledHook, payload: bytes, verdict: HookVerdict) -> Answer:
+        """Run one hook with ``payload`` on stdin; its answer, read for its stage. The
+        ``hook_result`` event goes into ``verdict.events``, an observing hook's failure into
+        ``verdict.failures``."""
         timeout = hook.hook.timeout_seconds
         env = {**hook_env(self.env, self.workspace, self.home), "AGENTCI_HOOK_EVENT": hook.stage}
         changed = self._changed(hook)
         if changed:
-            verdict.events.append(
-                HookResult(
-                    hook=hook.label,
-                    command=hook.hook.command,
-                    exit_code=None,
-                    decision="deny",
-                    output=changed,
+            answer, code, output = not_run(hook.stage, changed), None, changed
+        else:
+            try:
+                done = await run_process(
+                    hook.command,
+                    cwd=self.home,
+                    env=env,
+                    timeout=timeout,
+                    output_cap=OUTPUT_CAP,
+                    stdin=payload,
+                    die_with_parent=True,
                 )
-            )
-            return _Answer("deny", changed, "")
-        try:
-            done = await run_process(
-                hook.command,
-                cwd=self.home,
-                env=env,
-                timeout=timeout,
-                output_cap=OUTPUT_CAP,
-                stdin=payload,
-            )
-            answer = _interpret(done.exit_code, done.timed_out, done.output, timeout)
-            code, output = done.exit_code, done.output
-        except OSError as err:  # bash missing, workspace gone: still a deny, never an allow
-            answer = _Answer("deny", f"the hook could not start: {err}", "")
-            code, output = None, str(err)
-        verdict.events.append(
-            HookResult(
-                hook=hook.label,
-                command=hook.hook.command,
-                exit_code=code,
-                decision=answer.decision,
-                output=_cap(output, EVENT_CAP),
-            )
+                answer = interpret(hook.stage, done.exit_code, done.timed_out, done.output, timeout)
+                code, output = done.exit_code, done.output
+            except OSError as err:  # bash missing, workspace gone: never an allow
+                why = f"the hook could not start: {err}"
+                answer, code, output = not_run(hook.stage, why), None, why
+        if answer.failed and answer.decision == "continue":
+            verdict.failures.append(f"{hook.rule}: {answer.reason}")
+        event = HookResult(
+            hook=hook.label,
+            command=hook.hook.command,
+            exit_code=code,
+            decision=answer.decision,
+            output=cap(output, EVENT_CAP),
+            stage=hook.stage,
+            reason=cap(answer.reason, EVENT_CAP),
+            args=answer.args,
         )
+        verdict.events.append(event)
+        self.results.append(event)  # the same object: a later change (a rewrite) shows here
         return answer

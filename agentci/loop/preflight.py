@@ -255,10 +255,11 @@ def _rule_problems(recipe: Recipe) -> list[RecipeError]:
 def _hook_problems(recipe: Recipe, recipe_dir: Path) -> list[RecipeError]:
     from agentci.hooks.commands import is_inside, resolve_command
     from agentci.recipe.load import source_of
+    from agentci.recipe.schema import STAGES
 
     source = source_of(recipe)
     problems = []
-    for stage in ("before_tool", "after_tool"):
+    for stage in STAGES:
         for i, hook in enumerate(getattr(recipe.hooks, stage)):
             _, script = resolve_command(hook.command, recipe_dir)
             relative = not hook.command.lstrip().startswith("/")

@@ -16,6 +16,7 @@ from agentci.context.loop_judge import LoopJudge
 from agentci.context.window import ContextKeeper
 from agentci.errors import BudgetExhausted, LoopDetected
 from agentci.events import types as ev
+from agentci.hooks.loop_stages import LoopHooks, reported
 from agentci.loop.budget import BudgetTracker
 from agentci.loop.chat import Chat
 from agentci.loop.continuation import Continuation, was_cut
@@ -65,12 +66,19 @@ class Session:
         self.task_prompt = ""  # the first prompt, for the judge
         outputs = scheduler.ctx.outputs
         self.context = ContextKeeper(context or Context(), model.context_window, outputs)
+        self.hooks = LoopHooks(scheduler.hooks)  # the loop's hook stages (docs/hooks.md)
 
-    def _request(self) -> ModelRequest:
+    def _request(self, extra: list[str] | None = None) -> ModelRequest:
+        """The next request; ``extra`` (before_model hooks' context) is added to its last
+        user message, for this request only (the history is not changed)."""
+        messages = list(self.state.messages)  # a snapshot: history grows after the call
+        if extra and messages and messages[-1].role == "user":
+            last = messages[-1]
+            messages[-1] = Message(role="user", parts=[*last.parts, *map(TextPart, extra)])
         return ModelRequest(
             model=self.chat.model,
             system=self.system,
-            messages=list(self.state.messages),  # a snapshot: history grows after the call
+            messages=messages,
             tools=self.tools,
             temperature=self.model.temperature,
             max_output_tokens=self.model.max_output_tokens,
@@ -82,6 +90,10 @@ class Session:
         model answers without calling a tool, or hands in its structured answer."""
         state = self.state
         first = [TextPart(context)] if context else []
+        start = await self.hooks.session_start(prompt=prompt, model=self.chat.model)
+        for event in reported(start):
+            yield event
+        first += map(TextPart, start.context)  # after the project context, before the prompt
         state.messages.append(Message(role="user", parts=[*first, TextPart(prompt)]))
         self.task_prompt = self.task_prompt or prompt
         self.loops.new_prompt()
@@ -92,7 +104,10 @@ class Session:
                     yield event
             async for event in self.context.before_request(self):  # mask, compress, guard
                 yield event
-            request = self._request()
+            before = await self.hooks.before_model(turn=state.turns + 1, model=self.chat.model)
+            for event in reported(before):
+                yield event
+            request = self._request(before.context)
             self.meter.before_call(request)  # a turn that cannot make its first call never starts
             state.turns += 1
             yield ev.TurnStarted(turn=state.turns)
@@ -121,7 +136,15 @@ class Session:
                 state.final_text = self.continuation.finish(text).strip()
                 reminder = self.answer.missing() if self.answer else None  # may raise OutputInvalid
                 if reminder is None:
-                    return
+                    gate = await self.hooks.after_agent(answer=state.final_text, turn=state.turns)
+                    for event in gate.events:
+                        yield event
+                    if gate.stop is not None:
+                        raise gate.stop
+                    if gate.prompt is None:
+                        return  # accepted
+                    state.messages.append(Message(role="user", parts=[TextPart(gate.prompt)]))
+                    continue
                 state.messages.append(Message(role="user", parts=[TextPart(reminder)]))
                 continue
             self.continuation.drop()

@@ -38,6 +38,7 @@ from agentci.recipe.prompt_recipe import recipe_label
 from agentci.recipe.schema import Recipe
 
 if TYPE_CHECKING:
+    from agentci.hooks.runner import HookRunner
     from agentci.outputs.change import Change, Patch
     from agentci.outputs.patch import ChangeTracker
     from agentci.outputs.redact import Redactor
@@ -106,6 +107,7 @@ class TaskRun:
         self.sandboxes: list[Sandbox] = []  # their placeholders go when the task ends
         self.sandbox_note = ""  # why the agent's commands ran without a sandbox (summary.md)
         self.budget = BudgetTracker(plan.budget, total=settings.totals, model=plan.model)
+        self.hooks: HookRunner | None = None  # the recipe's hooks, once compiled
 
     def cancel(self, signal_name: str) -> None:
         """Stop the model call or tool that is running, or the taking of the patch; the task
@@ -291,6 +293,7 @@ class TaskRun:
         report.exit_code = exit_code_for(
             report.status, allow_no_changes=self.plan.allow_no_changes, signal_name=self.signal_name
         )
+        await self._session_end(report)
         self.emit(
             ev.TaskFinished(
                 status=report.status.value,
@@ -301,6 +304,29 @@ class TaskRun:
                 usage=report.usage,
             )
         )
+
+    async def _session_end(self, report: TaskReport) -> None:
+        """The session_end hooks of a task whose session started, however it ended; they
+        observe (a failure is a warning), and a bug in running them loses no report."""
+        from agentci.hooks.loop_stages import session_end
+
+        try:
+            events = await session_end(
+                self.hooks,
+                status=report.status.value,
+                exit_code=report.exit_code,
+                reason=report.reason,
+                turns=report.turns,
+                changed_files=report.changed_files,
+            )
+        except Exception as err:  # noqa: BLE001 - the task's end is reported whatever happens
+            events = [ev.Error(kind="hook_warning", message=f"session_end hooks: {err}")]
+        for event in events:
+            self.emit(event)
+        if self.hooks is not None and self.hooks.results:
+            from agentci.hooks.facts import hook_facts
+
+            report.extra["hooks"] = hook_facts(self.hooks.results)
 
     async def _work_on(self, workspace: Path) -> None:
         """Setup, the snapshot the patch is taken against, then the agent loop."""
@@ -328,6 +354,7 @@ class TaskRun:
             task=plan.name,
             files=self.settings.hook_files,
         )
+        self.hooks = hooks
         search = default_engine()
         self._search_name = search.name
         warn_credentials(workspace, self.emit)

@@ -21,6 +21,7 @@ from agentci.outputs.patchfacts import patch_notes
 from agentci.outputs.report import RunReport, TaskReport
 from agentci.outputs.result import changed_files, run_usage
 from agentci.outputs.summary_answer import answer_lines, context_lines
+from agentci.outputs.summary_hooks import hook_lines
 from agentci.outputs.summary_why import why_lines
 
 WORDING = {
@@ -172,6 +173,7 @@ def render_summary(run: RunReport) -> str:
     lines += why_lines(run, WORDING)
     lines += _no_sandbox(run)
     lines += _guards(run)
+    lines += hook_lines(run, _cell)
     lines += _branches(run)
     files = changed_files(run)
     lines.append(f"### Changed files ({len(files)})")

@@ -136,8 +136,12 @@ def _item(e: ev.Event) -> Item | None:  # noqa: C901 - one branch per event type
             return Item("loop", title, text=cut(e.detail), tone="warn" if e.recovering else "bad")
         case ev.HookResult():
             code = "no exit code" if e.exit_code is None else f"exit {e.exit_code}"
-            tone = "" if e.decision == "continue" else "bad"
-            return Item("hook", f"hook {e.hook} · {code} · {e.decision}", text=cut(e.command, 500),
+            broken = e.exit_code not in (0, 2)
+            tone = "bad" if e.decision in ("deny", "stop", "block") else "warn" if broken else ""
+            text = e.command + (f" — {e.reason}" if e.reason else "")
+            if e.args is not None:
+                text += f" — arguments now: {json.dumps(e.args, ensure_ascii=False)}"
+            return Item("hook", f"hook {e.hook} · {code} · {e.decision}", text=cut(text, 1000),
                         detail=cut(e.output), tone=tone)  # fmt: skip
         case ev.InvalidStream():
             return Item("invalid", f"invalid model answer (attempt {e.attempt})",

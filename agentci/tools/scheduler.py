@@ -52,6 +52,7 @@ class _Prepared:
     args: BaseModel | None = None
     error: str | None = None
     env: Mapping[str, str] = field(default_factory=dict)  # the policy's additions (git pinned)
+    notes: list[str] = field(default_factory=list)  # before_tool hooks' (a rewrite) for the model
 
 
 def _format_validation(exc: ValidationError) -> str:
@@ -121,13 +122,14 @@ class ToolBatch:
             outcomes = await _bounded([s.run_call(p) for p in prepared])
             stop: HookVerdict | None = None
             for i, p, (result, ms, after) in zip(group, prepared, outcomes, strict=True):
-                text = result.output
+                notes = list(p.notes)
                 if after is not None:
                     for event in after.events:
                         yield event
-                    text = "\n\n".join([text, *after.notes]) if text else "\n\n".join(after.notes)
-                    if after.decision == "stop" and stop is None:
-                        stop = after
+                    notes += after.notes
+                text = "\n\n".join(t for t in (result.output, *notes) if t)
+                if after is not None and after.decision == "stop" and stop is None:
+                    stop = after
                 output, saved = s.cap(text, p.call.name)
                 slots[i] = ToolResultPart(
                     id=p.call.id, name=p.call.name, output=output, error=result.error, saved=saved
@@ -220,9 +222,28 @@ class Scheduler:
             return None
         if not self.hooks.matching("before_tool", p.call.name):
             return None
-        return await self.hooks.before_tool(
-            tool_name=p.call.name, call_id=p.call.id, args=p.args.model_dump(mode="json")
+        tool = p.tool
+        assert tool is not None
+
+        def validate(args: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+            too_deep = refusal(args)
+            if too_deep is not None:
+                return None, too_deep
+            try:
+                return tool.Args.model_validate(args).model_dump(mode="json"), ""
+            except ValidationError as exc:
+                return None, _format_validation(exc)
+
+        verdict = await self.hooks.before_tool(
+            tool_name=p.call.name,
+            call_id=p.call.id,
+            args=p.args.model_dump(mode="json"),
+            validate=validate,
         )
+        if verdict.args is not None:  # rewritten: the policy judges and the tool runs these
+            p.args = tool.Args.model_validate(verdict.args)
+            p.notes.extend(verdict.notes)
+        return verdict
 
     async def run_call(self, p: _Prepared) -> tuple[ToolResult, int, HookVerdict | None]:
         """Execute a prepared call, then its after_tool hooks if it ran."""
