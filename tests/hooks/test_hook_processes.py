@@ -1,6 +1,6 @@
-"""Hook processes and signals, through the real ``agentci`` command in its own session: the
-session_end hooks run after SIGTERM, and no hook process (nor anything it started) outlives
-the run, after SIGTERM and after SIGKILL of agentci itself."""
+"""Hook processes and how a task ends, through the real ``agentci`` command: the session_end
+hooks run after SIGTERM and when a budget ends the task, and no hook process (nor anything
+it started) outlives the run, after SIGTERM and after SIGKILL of agentci itself."""
 
 from __future__ import annotations
 
@@ -123,3 +123,21 @@ def test_no_hook_process_outlives_agentci_killed_with_sigkill(tmp_path: Path):
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate(timeout=60)
     assert _gone(hook_pids)
+
+
+def test_session_end_runs_when_a_budget_ends_the_task(tmp_path: Path):
+    log = tmp_path / "session_end.json"
+    (tmp_path / "ci").mkdir()
+    (tmp_path / "ci/record.py").write_text(RECORD.format(log=str(log)))
+    case = _case(
+        tmp_path,
+        {"session_end": [{"command": "python3 ci/record.py"}]},
+        [shell_call("echo one"), shell_call("echo two"), {"text": "done"}],
+    )
+    recipe = case.recipe.read_text() + "budget: {max_turns: 1}\n"
+    case.recipe.write_text(recipe)
+    run = case.run()
+    assert run.code == 3, run.stderr
+    doc = json.loads(log.read_text())
+    assert (doc["status"], doc["exit_code"], doc["turns"]) == ("budget_exhausted", 3, 1)
+    assert "max_turns" in doc["reason"]

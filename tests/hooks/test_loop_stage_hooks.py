@@ -245,3 +245,46 @@ def test_pre_compress_hooks_run_before_the_history_is_compressed(tmp_path: Path)
     assert inputs[0]["event"] == "pre_compress"
     assert inputs[0]["window"] == 30000
     assert inputs[0]["tokens"] == events[compressed[0]].tokens_before
+
+
+ENV_RECORD = """\
+import json, os, sys
+doc = json.load(sys.stdin)
+with open({log!r}, "w") as f:
+    json.dump({{"cwd": os.getcwd(), "env": dict(os.environ), "doc": doc}}, f)
+"""
+
+
+def test_a_stage_hook_runs_in_the_private_copy_with_the_tools_environment(
+    tmp_path: Path, monkeypatch
+):
+    import asyncio
+
+    from agentci.hooks.loop_stages import LoopHooks
+    from agentci.hooks.runner import HookRunner
+    from agentci.policy.env import child_env
+    from agentci.recipe.schema import Hooks
+
+    monkeypatch.setenv("GEMINI_API_KEY", "AIzaCanaryGeminiKey0000000000000000000")
+    repo = tmp_path / "repo"
+    commit_repo(repo, {"README.md": "hello\n"})
+    folder, log = tmp_path / "recipe", tmp_path / "seen.json"
+    script(folder, "ci/record.py", ENV_RECORD.format(log=str(log)))
+    config = Hooks.model_validate({"session_start": [{"command": "./ci/record.py"}]})
+    runner = HookRunner(config, workspace=repo, env=child_env(), recipe_dir=folder, task="t")
+    verdict = asyncio.run(LoopHooks(runner).session_start(prompt="Fix it.", model="m"))
+    seen = json.loads(log.read_text())
+    assert Path(seen["cwd"]) == runner.home != folder
+    assert seen["env"]["AGENTCI_HOOK_EVENT"] == "session_start"
+    assert seen["env"]["AGENTCI_RECIPE_DIR"] == str(runner.home)
+    assert "GEMINI_API_KEY" not in seen["env"]
+    assert seen["doc"] == {
+        "v": 1,
+        "event": "session_start",
+        "task": "t",
+        "workspace": str(repo),
+        "prompt": "Fix it.",
+        "model": "m",
+    }
+    assert [e.stage for e in verdict.events] == ["session_start"]
+    assert runner.started

@@ -90,6 +90,7 @@ def test_the_readmes_reference_recipe_fans_its_tasks_out_with_params(tmp_path: P
     start = readme.index("```yaml\nversion: 1\nname: fix-failing-tests\n") + len("```yaml\n")
     (tmp_path / "ci").mkdir()
     (tmp_path / "ci/check-cmd.sh").write_text("#!/bin/sh\n")
+    (tmp_path / "ci/require-test.sh").write_text("#!/bin/sh\n")
     (tmp_path / "answer.schema.json").write_text('{"type": "object"}')
     _, checked = _check(tmp_path, readme[start : readme.index("```", start)])
     assert [(p.name, p.render_prompt(), p.verify.command) for p in checked.plans] == [
