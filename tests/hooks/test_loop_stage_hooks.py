@@ -199,6 +199,9 @@ def test_a_failing_observing_hook_is_a_warning_and_the_run_goes_on(tmp_path: Pat
     assert len(warnings) == 3  # two model calls, one session end
     assert "cannot reach the dashboard" in warnings[0].message
     assert "the run goes on" in warnings[0].message
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    assert "| `hooks.before_model[0]` | ./ci/broken.py | 2 | 2 continue (2 failed) |" in summary
+    assert "- `hooks.session_end[0]` continue, exit 1: the hook failed (exit 1)" in summary
 
 
 # 300 lines of 40 characters: one read is about 3,000 tokens
