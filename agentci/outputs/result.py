@@ -5,7 +5,7 @@ Top level::
     {"version": 1, "status": "success", "exit_code": 0, "retryable": false, "reason": "",
      "summary": "<the model's last message>",   # several tasks: "[task] message" blocks
      "usage": {"prompt_tokens", "output_tokens", "thoughts_tokens", "cached_tokens",
-               "total_tokens", "cost_usd", "model_calls"},
+               "total_tokens", "cost_usd", "model_calls", "estimated_calls"},
      "cost_usd": 0.0123 | null, "turns": 7, "tool_calls": 12,
      "changed_files": ["src/x.py"],             # union over tasks, sorted
      "patch_redacted": false, "patch_incomplete": false, "patch_omitted": [{"path", "bytes"}],
