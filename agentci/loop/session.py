@@ -75,6 +75,8 @@ class Session:
         if extra and messages and messages[-1].role == "user":
             last = messages[-1]
             messages[-1] = Message(role="user", parts=[*last.parts, *map(TextPart, extra)])
+        elif extra:
+            messages.append(Message(role="user", parts=list(map(TextPart, extra))))
         return ModelRequest(
             model=self.chat.model,
             system=self.system,
