@@ -176,7 +176,7 @@ class LogUnwritable(StopRun):
 
 
 class EarlySignal(BaseException):
-    """SIGINT / SIGTERM before a run could record it (:mod:`agentci.loop.early`): ends the
+    """SIGINT / SIGTERM before a run could record it (:mod:`agentci.run.early`): ends the
     command at once with the signal's exit code (a BaseException, like KeyboardInterrupt)."""
 
     def __init__(self, signal_name: str) -> None:

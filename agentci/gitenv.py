@@ -25,7 +25,7 @@ The same keys also go in the environment (``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_
 it never discovers a repository from its working directory. The model's read-only git
 commands get :data:`TOOL_CONFIG` the same way (:mod:`agentci.policy.gitpin`).
 
-Callers that work in a private git dir of their own (:mod:`agentci.outputs.patch`) need no
+Callers that work in a private git dir of their own (:mod:`agentci.change.patch`) need no
 ``repo`` scan: that config is agentci's, and only the working tree is the agent's.
 """
 

@@ -3,7 +3,7 @@
 ``workspace.isolation`` in the recipe:
 
 * ``none`` — the agent works in ``workspace.path`` itself. The folder does not need to be a git
-  repository: the patch baseline (:mod:`agentci.outputs.patch`) lives in a private temporary git
+  repository: the patch baseline (:mod:`agentci.change.patch`) lives in a private temporary git
   dir and never ``git init``-s or otherwise touches the user's folder or repository.
 * ``copy`` — the folder is copied to a fresh temp dir (everything, including ignored files such as
   virtualenvs, except ``.git`` and the top-level ``.agentci/``). The copy is made a git repository
@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from agentci.change.patch import find_repo_root
 from agentci.errors import InvalidInput
 from agentci.gitenv import run_git
-from agentci.outputs.patch import find_repo_root
 from agentci.recipe.schema import Workspace
 from agentci.tempdirs import forget_worktree, make_temp_dir, worktree_admin
 

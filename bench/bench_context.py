@@ -36,10 +36,10 @@ from agentci.events import types as ev
 from agentci.loop.budget import BudgetTracker
 from agentci.loop.chat import Chat
 from agentci.loop.session import Session
-from agentci.outputs.redact import Redactor
 from agentci.policy.rules import PolicyEngine
 from agentci.providers.gemini import GeminiProvider
 from agentci.recipe.schema import Budget, Context, ModelConfig, Policy
+from agentci.reports.redact import Redactor
 from agentci.testing.fake_gemini import FakeGemini
 from agentci.tools.base import ToolContext
 from agentci.tools.registry import default_tools

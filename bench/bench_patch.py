@@ -26,9 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from agentci.outputs.change import change_of, patch_text
-from agentci.outputs.patch import capture_baseline
-from agentci.outputs.snapshot import take
+from agentci.change.change import change_of, patch_text
+from agentci.change.patch import capture_baseline
+from agentci.change.snapshot import take
 
 ENV = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b",
        "GIT_COMMITTER_EMAIL": "b@b"}  # fmt: skip

@@ -20,9 +20,9 @@ import time
 from pathlib import Path
 
 from agentci.outcome import Status
-from agentci.outputs.html_report import render_run_html
-from agentci.outputs.redact import Redactor
-from agentci.outputs.report import RunReport, TaskReport
+from agentci.reports.html_report import render_run_html
+from agentci.reports.redact import Redactor
+from agentci.reports.report import RunReport, TaskReport
 
 
 def build(folder: Path, turns: int, output_chars: int, patch_lines: int) -> tuple[RunReport, str]:

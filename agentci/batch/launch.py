@@ -40,13 +40,13 @@ class BatchOptions:
 
 def launch_batch(opts: BatchOptions) -> int:
     """Run the batch; return the process exit code (70 when a bug escapes)."""
-    from agentci.loop import early
+    from agentci.run import early
 
     early.remember()  # a signal from now on: every task ends cancelled, with its outputs
     try:
         return _launch(opts)
     except Exception as err:  # noqa: BLE001 - the exit code must still tell the truth
-        from agentci.loop.crash import crash_exit
+        from agentci.run.crash import crash_exit
 
         return crash_exit(err)
 
@@ -61,9 +61,9 @@ def _default_out(recipes: list[Path]) -> Path:
 
 def _launch(opts: BatchOptions) -> int:
     from agentci.batch.select import load_tasks, select_shard
-    from agentci.outputs.outdir import prepare_out_dir
-    from agentci.outputs.redact import Redactor
     from agentci.policy.env import make_undumpable
+    from agentci.reports.outdir import prepare_out_dir
+    from agentci.reports.redact import Redactor
 
     make_undumpable()
     redactor = Redactor.from_environ()
@@ -83,7 +83,7 @@ def _launch(opts: BatchOptions) -> int:
 
     from agentci.batch.progress import Board, console_mode
     from agentci.batch.runner import BatchRunner
-    from agentci.outputs.redact import neutralise_workflow_commands
+    from agentci.reports.redact import neutralise_workflow_commands
 
     def sanitize(text: str) -> str:
         return neutralise_workflow_commands(redactor.redact(text))
@@ -146,7 +146,7 @@ async def _run_with_signals(batch: Any) -> dict[str, Any]:
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, handler)
-    from agentci.loop import early
+    from agentci.run import early
 
     batch.signal_name = batch.signal_name or early.pending()  # came while it was set up
     result: dict[str, Any] = await batch.run()

@@ -30,9 +30,9 @@ from typing import Any
 from agentci import jsontext
 from agentci.errors import InvalidInput
 from agentci.outcome import Status, is_retryable, run_outcome
-from agentci.outputs.atomic import write_text_atomic
-from agentci.outputs.result import dumps
-from agentci.outputs.writer import task_dir_name
+from agentci.reports.atomic import write_text_atomic
+from agentci.reports.result import dumps
+from agentci.reports.writer import task_dir_name
 from agentci.usage import Usage
 
 _TS = "%Y-%m-%dT%H:%M:%S.%fZ"
@@ -221,8 +221,8 @@ def merged_junit(tasks: list[TaskOutput]) -> str:
     """One suite per task, named ``recipe/task``, from each task's junit.xml."""
     from junitparser import JUnitXml, TestSuite
 
-    from agentci.outputs.junit import junit_text, render_junit
-    from agentci.outputs.report import RunReport, TaskReport
+    from agentci.reports.junit import junit_text, render_junit
+    from agentci.reports.report import RunReport, TaskReport
 
     xml = JUnitXml()
     for t in sorted(tasks, key=lambda t: t.key):
@@ -247,7 +247,7 @@ def merged_junit(tasks: list[TaskOutput]) -> str:
 
 def merged_summary(result: dict[str, Any]) -> str:
     """summary.md of the batch."""
-    from agentci.outputs.summary import RETRY_NOTE, WORDING, _cell, _cost
+    from agentci.reports.summary import RETRY_NOTE, WORDING, _cell, _cost
 
     total = result["totals"]
     wording = WORDING.get(result["status"], result["status"])

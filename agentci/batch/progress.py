@@ -94,7 +94,7 @@ class Board:
 
     def event(self, key: str, line: str | None, event: ev.Event) -> None:
         """One event of task ``key`` (``line``: its console line, if it has one)."""
-        from agentci.outputs.redact import neutralise_workflow_commands
+        from agentci.reports.redact import neutralise_workflow_commands
 
         progress = self.progress.get(key) or Progress(task=key)
         progress.update(event)

@@ -1,6 +1,6 @@
 """``agentci batch``: many tasks, N at a time, in one process.
 
-Each task runs as one asyncio task of this process — the :class:`~agentci.loop.runner.Runner`
+Each task runs as one asyncio task of this process — the :class:`~agentci.run.runner.Runner`
 of a one-task run, with its own event log, outputs and output lock in
 ``<out>/<recipe>/<task>/`` — at most ``jobs`` at once (a semaphore). Why not one child process
 per task:
@@ -16,7 +16,7 @@ per task:
 * **Signals**: one handler cancels every task (:meth:`BatchRunner.cancel`); each task writes
   its outputs as a cancelled single run does, then the merged outputs are written.
 * **Locks**: the per-process locks of the output folders and of in-place workspaces
-  (``agentci.outputs.outdir``) still keep a *second* agentci process away; inside the batch,
+  (``agentci.reports.outdir``) still keep a *second* agentci process away; inside the batch,
   tasks that share a workspace are given their own git worktree instead
   (:func:`isolate`), so they never see each other's edits.
 
@@ -43,15 +43,15 @@ from agentci.batch.select import BatchTask
 from agentci.events import types as ev
 from agentci.events.sinks import Emitter, JsonlSink, Sink, utc_now
 from agentci.hooks.private import HookFiles
-from agentci.loop.delivery import Delivery
-from agentci.loop.runner import Runner, finish_run, new_run_id
-from agentci.loop.task import RunSettings
 from agentci.loop.totals import RunTotals
 from agentci.outcome import Status, exit_code_for, is_retryable
-from agentci.outputs.outdir import release_reserve
-from agentci.outputs.redact import Redactor
-from agentci.outputs.report import RunReport, TaskReport
 from agentci.recipe.schema import Recipe
+from agentci.reports.outdir import release_reserve
+from agentci.reports.redact import Redactor
+from agentci.reports.report import RunReport, TaskReport
+from agentci.run.delivery import Delivery
+from agentci.run.runner import Runner, finish_run, new_run_id
+from agentci.run.task import RunSettings
 
 
 def isolate(tasks: list[BatchTask], base_dir: Path) -> tuple[dict[str, Recipe], list[str]]:
@@ -154,7 +154,7 @@ class BatchRunner:
             if self.signal_name is None and (why := self._why_not_start()) is not None:
                 self.not_run[task.key] = why  # nothing new starts
                 return None
-            from agentci.outputs.outdir import prepare_out_dir
+            from agentci.reports.outdir import prepare_out_dir
 
             out = prepare_out_dir(self.out_dir / task.folder, reserve=True)
             sinks: list[Sink] = [JsonlSink(out / "events.jsonl", redact=self.redactor.redact_obj),
@@ -191,7 +191,7 @@ class BatchRunner:
         import sys
 
         from agentci.events.console import GitHubAnnotationsSink
-        from agentci.outputs.redact import neutralise_workflow_commands
+        from agentci.reports.redact import neutralise_workflow_commands
 
         def sanitize(text: str) -> str:
             return neutralise_workflow_commands(self.redactor.redact(text))

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from agentci.errors import InvalidInput
-from agentci.loop.plan import TaskPlan
-from agentci.outputs.writer import task_dir_name
 from agentci.recipe.schema import Recipe
+from agentci.reports.writer import task_dir_name
+from agentci.run.plan import TaskPlan
 
 _SHARD = re.compile(r"^([1-9][0-9]*)/([1-9][0-9]*)$")
 
@@ -60,9 +60,9 @@ def load_tasks(
     """Check every recipe as ``agentci run`` does (``live=False``: as ``validate`` does, no
     API key needed) and list their tasks, in order; raises :class:`InvalidInput` naming every
     problem (an unknown ``-p``, two recipes of one name)."""
-    from agentci.loop.preflight import check_recipe
     from agentci.recipe.load import load_recipe
     from agentci.recipe.render import parse_assignments
+    from agentci.run.preflight import check_recipe
 
     given = parse_assignments(params)
     loaded = []

@@ -70,10 +70,10 @@ def main() -> None:
     """Entry point of the ``agentci`` console script."""
     _reserve_std_fds()
     from agentci.errors import EarlySignal
-    from agentci.loop import early
     from agentci.outcome import Status, exit_code_for
+    from agentci.run import early
 
-    # a signal in the first moments: exit 130 / 143, after a run's outputs (agentci.loop.early)
+    # a signal in the first moments: exit 130 / 143, after a run's outputs (agentci.run.early)
     early.install(remember=len(sys.argv) > 1 and sys.argv[1] in RUNS_A_RECIPE)
     try:
         cli(prog_name="agentci")

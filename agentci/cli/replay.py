@@ -68,7 +68,7 @@ def replay_command(events: Path, output_format: str, verbose: bool, output: Path
 
 
 def _render(log: Any, path: Path, output_format: str, verbose: bool) -> str:
-    from agentci.outputs.redact import Redactor
+    from agentci.reports.redact import Redactor
 
     redactor = Redactor.from_environ()  # the log is redacted already; this machine's secrets too
     if output_format == "console":
@@ -79,15 +79,15 @@ def _render(log: Any, path: Path, output_format: str, verbose: bool) -> str:
         from agentci.events.replay_view import jsonl_lines
 
         return jsonl_lines(log, redact=redactor.redact_obj)
-    from agentci.outputs.rebuild import report_from_events
+    from agentci.reports.rebuild import report_from_events
 
     report = report_from_events(log, _result_json(path.parent / "result.json"))
     if output_format == "summary":
-        from agentci.outputs.summary import render_summary
-        from agentci.outputs.writer import redact_report
+        from agentci.reports.summary import render_summary
+        from agentci.reports.writer import redact_report
 
         return redactor.redact(render_summary(redact_report(report, redactor)))
-    from agentci.outputs.html_report import patches_on_disk, render_report_html
+    from agentci.reports.html_report import patches_on_disk, render_report_html
 
     patches = patches_on_disk(path.parent, [t.name for t in report.tasks])
     return redactor.redact(render_report_html(report, log, patch=patches, redactor=redactor))

@@ -44,7 +44,7 @@ def merge_command(dirs: tuple[Path, ...], out_dir: Path) -> None:
     The exit code is the merged result's (the worst task's)."""
     from agentci.batch.merge import copy_task_outputs, find_task_outputs, write_merged
     from agentci.errors import InvalidInput
-    from agentci.outputs.outdir import prepare_out_dir
+    from agentci.reports.outdir import prepare_out_dir
 
     try:
         _refuse_overlap(out_dir, dirs)

@@ -124,13 +124,13 @@ def run_command(
     how it ended (agentci --help lists them)."""
     from agentci.cli.options import fail
     from agentci.errors import InvalidInput
-    from agentci.loop.launch import LaunchOptions, launch
     from agentci.recipe.prompt_recipe import (
         RecipeFields,
         piped_input,
         read_prompt,
         with_piped_input,
     )
+    from agentci.run.launch import LaunchOptions, launch
 
     if recipe is None and prompt is None:
         raise fail("give a RECIPE file, or a prompt with --prompt TEXT (--prompt - reads stdin)")

@@ -28,7 +28,7 @@ def validate_command(recipes: tuple[str, ...], params: tuple[str, ...]) -> None:
     2 otherwise.
     """
     from agentci.errors import InvalidInput
-    from agentci.loop.preflight import check_recipe
+    from agentci.run.preflight import check_recipe
 
     invalid = 0
     for path in recipes:

@@ -20,8 +20,8 @@ from agentci import workspace_io
 from agentci.errors import ToolFailure
 
 if TYPE_CHECKING:
-    from agentci.outputs.redact import Redactor
     from agentci.recipe.schema import Context
+    from agentci.reports.redact import Redactor
 
 
 def omitted_note(count: int, unit: str = "characters") -> str:
@@ -122,7 +122,7 @@ class SavedOutputs:
     def for_task(cls, out_dir: Path, config: Context, redactor: Redactor | None) -> SavedOutputs:
         """The saved outputs of a task whose output folder is ``out_dir``, capped as the
         recipe's ``context`` says (the redactor: the run's, else one from the environment)."""
-        from agentci.outputs.redact import Redactor
+        from agentci.reports.redact import Redactor
 
         redact = (redactor or Redactor.from_environ()).redact
         return cls(out_dir / SAVED_FOLDER, redact, config.tool_output_cap_chars)

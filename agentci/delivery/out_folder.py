@@ -9,7 +9,7 @@ take the folder only when
 
 * no component of its path is a symbolic link: below the workspace (resolved once, trusted)
   for an ``out-dir`` inside it, from ``/`` for one outside it;
-* it carries agentci's output-folder marker (:data:`agentci.outputs.outdir.MARKER`),
+* it carries agentci's output-folder marker (:data:`agentci.reports.outdir.MARKER`),
 
 and read its files beneath it without following any link, regular files only, sizes capped.
 """
@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass
 
 from agentci.outcome import EXIT_CODES, SIGNAL_EXIT_CODES, Status
-from agentci.outputs.outdir import MARKER
+from agentci.reports.outdir import MARKER
 from agentci.workspace_io import UnsafePath, kind, read_bytes
 
 #: agentci's exit codes that say it wrote its outputs: every one but invalid_input (it may have

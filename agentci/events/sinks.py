@@ -183,8 +183,8 @@ class JsonlSink:
         write_whole_line(self._fd, line.encode("utf-8"))
 
     def release_reserve(self) -> bool:
-        """Free the space set aside in the log's folder (agentci.outputs.outdir)."""
-        from agentci.outputs.outdir import release_reserve
+        """Free the space set aside in the log's folder (agentci.reports.outdir)."""
+        from agentci.reports.outdir import release_reserve
 
         return release_reserve(self.path.parent)
 

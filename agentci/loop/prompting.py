@@ -1,4 +1,4 @@
-"""What a task tells the model, put together for :class:`~agentci.loop.task.TaskRun`: the tools
+"""What a task tells the model, put together for :class:`~agentci.run.task.TaskRun`: the tools
 (with ``submit_result`` when the recipe wants a structured answer), the system prompt, and the
 project context files."""
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 from agentci.context.memory import ProjectContext, load_context
 from agentci.events import types as ev
-from agentci.loop.plan import TaskPlan
 from agentci.loop.prompts import PromptFacts, system_prompt
 from agentci.loop.state import State
+from agentci.run.plan import TaskPlan
 from agentci.tools.base import Tool
 from agentci.tools.registry import default_tools
 from agentci.tools.submit import Answer, SubmitResult

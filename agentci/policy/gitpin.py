@@ -49,7 +49,7 @@ class Repo:
 def find_repo(workspace: Path) -> Repo | None:
     """The repository the workspace is in (its ``.git``, or one above it), read from ``.git``
     entries without running git; None when there is none."""
-    from agentci.outputs.snapshot import find_repo_dirs
+    from agentci.change.snapshot import find_repo_dirs
 
     found = find_repo_dirs(Path(os.path.realpath(workspace)))
     if found is None:
@@ -111,7 +111,7 @@ def _names(dot: Path, real: Path, own: Path) -> bool:
     if real == own:
         return True
     if dot.is_file():
-        from agentci.outputs.privgit import dot_git_dir
+        from agentci.change.privgit import dot_git_dir
 
         target = dot_git_dir(dot.parent)
         return target is not None and Path(os.path.realpath(target)) == own

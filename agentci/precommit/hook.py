@@ -106,7 +106,7 @@ def run_hook(opts: HookOptions) -> int:
         overrides["max_wall_seconds"] = opts.timeout
     if opts.max_cost is not None:
         overrides["max_cost_usd"] = opts.max_cost
-    from agentci.loop.launch import LaunchOptions, launch
+    from agentci.run.launch import LaunchOptions, launch
 
     code = launch(
         LaunchOptions(

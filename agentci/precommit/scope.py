@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from agentci.loop.plan import TaskPlan
 from agentci.policy.paths import anchored
+from agentci.run.plan import TaskPlan
 
 _GLOB_SPECIAL = re.compile(r"([\\*?\[\]!#])")
 

@@ -19,8 +19,8 @@ from agentci.errors import InvalidInput
 from agentci.recipe.render import render
 
 if TYPE_CHECKING:
-    from agentci.loop.plan import TaskPlan
     from agentci.recipe.schema import Recipe
+    from agentci.run.plan import TaskPlan
 
 MAX_FILE_BYTES = 1_000_000
 # One line, no spaces, ending in .md or .txt: a file, not the text itself.

@@ -152,7 +152,7 @@ def template_error(template: str, values: Mapping[str, Any]) -> str | None:
 
 def render(template: str, values: Mapping[str, Any], *, where: str) -> str:
     """Render ``template`` with ``values``; any failure of :func:`template_error` is
-    InvalidInput (templates are checked before a run starts, see agentci.loop.preflight)."""
+    InvalidInput (templates are checked before a run starts, see agentci.run.preflight)."""
     error = template_error(template, values)
     if error is not None:
         raise InvalidInput(f"{where}: template error: {error}")

@@ -1,4 +1,4 @@
-"""The verify and guard testcases of junit.xml, as plain data (the writer is outputs/junit.py).
+"""The verify and guard testcases of junit.xml, as plain data (the writer is reports/junit.py).
 
 * ``verify:<test id>`` for each test the baseline or the final verify run saw. The outcome is
   the final run's; a test only the baseline ran is ``skipped`` ("not run any more"). The
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agentci.events.types import VerifyResult
-from agentci.outputs.report import TaskReport
+from agentci.reports.report import TaskReport
 
 
 @dataclass

@@ -22,10 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agentci import workspace_io
-from agentci.outputs.change import Change
-from agentci.outputs.patch import current_change
-from agentci.outputs.privgit import GitFailed
-from agentci.outputs.snapshot import Baseline
+from agentci.change.change import Change
+from agentci.change.patch import current_change
+from agentci.change.privgit import GitFailed
+from agentci.change.snapshot import Baseline
 from agentci.policy.paths import anchored
 from agentci.recipe.schema import Guards
 from agentci.verify.kept import restore_ignored

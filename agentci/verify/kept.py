@@ -13,7 +13,7 @@ path guards, which revert what the patch shows, never saw them: in pre-commit mo
   ``allowed_paths`` that changed or went away, and deletes every ignored file the agent added, all beneath
   the workspace without following a link. A changed file that was too large to keep is named
   as not restored; a deleted one is brought back when it was kept. A file past the place where
-  the baseline's ignored scan was cut short (:func:`~agentci.outputs.ignored.scan_limit`) is
+  the baseline's ignored scan was cut short (:func:`~agentci.change.ignored.scan_limit`) is
   never deleted: nothing says the agent made it.
 """
 
@@ -27,8 +27,8 @@ from pathlib import Path
 import pathspec
 
 from agentci import workspace_io
-from agentci.outputs.baseline import Baseline
-from agentci.outputs.ignored import beyond_baseline_scan
+from agentci.change.baseline import Baseline
+from agentci.change.ignored import beyond_baseline_scan
 
 #: Ignored files larger than this are fingerprinted only (a change is reported, not undone).
 MAX_FILE_BYTES = 4 << 20

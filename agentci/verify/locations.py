@@ -218,7 +218,7 @@ def run_locations(run: VerifyRun, workspace: Path) -> list[VerifyLocation]:
     (annotations and code scanning name files from the repository root)."""
     if run.passed:
         return []
-    from agentci.outputs.patch import find_repo_root
+    from agentci.change.patch import find_repo_root
 
     root = Path(os.path.realpath(workspace))
     top = find_repo_root(root)

@@ -1,6 +1,6 @@
 """Verify and guards for one task: the baseline before the agent, a check after each session.
 
-How :class:`~agentci.loop.task.TaskRun` uses it::
+How :class:`~agentci.run.task.TaskRun` uses it::
 
     check = ChangeCheck(plan, workspace=..., env=..., emit=...)
     if await check.before_agent():              # baseline verify (may end the task at once)
@@ -52,11 +52,11 @@ from agentci.verify.progress import ProgressWatch
 from agentci.verify.run import VerifyRun, run_verify
 
 if TYPE_CHECKING:
-    from agentci.loop.plan import TaskPlan
-    from agentci.outputs.change import Change
-    from agentci.outputs.patch import ChangeTracker
-    from agentci.outputs.report import TaskReport
+    from agentci.change.change import Change
+    from agentci.change.patch import ChangeTracker
     from agentci.policy.sandbox import Sandbox
+    from agentci.reports.report import TaskReport
+    from agentci.run.plan import TaskPlan
 
 Emit = Callable[[ev.Event], object]
 GUARD_ONLY_ATTEMPTS = 2  # without verify: one chance to fix a guard violation

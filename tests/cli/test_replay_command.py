@@ -104,7 +104,7 @@ def test_version_imports_neither_jinja2_nor_the_report():
     code = (
         "import sys; from agentci.cli import cli\n"
         "try:\n    cli(['--version'])\nexcept SystemExit:\n    pass\n"
-        "print(sorted(m for m in ('jinja2', 'agentci.outputs.html_report') if m in sys.modules))"
+        "print(sorted(m for m in ('jinja2', 'agentci.reports.html_report') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.splitlines()[-1] == "[]"

@@ -11,10 +11,10 @@ from agentci.events import types as ev
 from agentci.loop.budget import BudgetTracker
 from agentci.loop.chat import Chat
 from agentci.loop.session import Session
-from agentci.outputs.redact import Redactor
 from agentci.policy.rules import PolicyEngine
 from agentci.providers.scripted import ScriptedProvider
 from agentci.recipe.schema import Budget, Context, ModelConfig, Policy, RetryConfig
+from agentci.reports.redact import Redactor
 from agentci.tools.base import ToolContext
 from agentci.tools.registry import default_tools
 from agentci.tools.scheduler import Scheduler

@@ -6,7 +6,7 @@ make one (a shell command under ``yolo``). agentci's snapshot (``git add -A`` in
 blocks for good: ``budget.max_wall_seconds`` does not stop it, the run never ends, no
 ``run_finished``, no result.json. The snapshot now refuses such a workspace before git runs:
 the task ends ``blocked`` at once, naming the pipe, with every output written (and each git
-call of a snapshot has a deadline, tests/outputs/test_snapshot_blocking.py)."""
+call of a snapshot has a deadline, tests/change/test_snapshot_blocking.py)."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.timeout(180)
 # does (prepare_out_dir takes the folder's lock and writes the marker), and has begun writing.
 HOLD = (
     "import sys; from pathlib import Path\n"
-    "from agentci.outputs.outdir import prepare_out_dir\n"
+    "from agentci.reports.outdir import prepare_out_dir\n"
     "out = prepare_out_dir(Path(sys.argv[1]))\n"
     "(out / 'events.jsonl').write_text('{\"busy\": true}\\n')\n"
     "print('held', flush=True); sys.stdin.read()\n"

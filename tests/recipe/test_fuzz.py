@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from agentci.errors import InvalidInput
-from agentci.loop.preflight import check_recipe
+from agentci.run.preflight import check_recipe
 from agentci.testing.cli import agentci
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,9 +7,9 @@ import shlex
 import pytest
 
 from agentci.errors import RecipeError
-from agentci.loop.preflight import check_recipe
 from agentci.recipe.load import parse_recipe
 from agentci.recipe.render import parse_assignments, render, resolve_parameters
+from agentci.run.preflight import check_recipe
 
 RECIPE = """\
 version: 1

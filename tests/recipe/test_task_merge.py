@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from agentci.errors import RecipeError
-from agentci.loop.plan import plan_tasks
 from agentci.recipe.load import parse_recipe
 from agentci.recipe.schema import Pricing, RetryConfig
+from agentci.run.plan import plan_tasks
 
 RECIPE = """\
 version: 1

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentci.errors import RecipeError
-from agentci.loop.preflight import check_recipe
+from agentci.run.preflight import check_recipe
 
 FAN_OUT = """\
 version: 1

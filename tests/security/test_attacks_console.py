@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agentci.outputs.redact import neutralise_workflow_commands
+from agentci.reports.redact import neutralise_workflow_commands
 from agentci.testing.cli import run_recipe
 
 #: Characters .NET's char.IsWhiteSpace accepts (and invisible ones older runtimes trimmed).
@@ -129,8 +129,8 @@ def test_a_file_name_cannot_break_out_of_its_code_span_in_summary_md(
 def test_test_ids_and_reasons_cannot_inject_html_into_summary_md(tmp_path: Path) -> None:
     from agentci.events.types import UsageTotals
     from agentci.outcome import Status
-    from agentci.outputs.report import RunReport, TaskReport
-    from agentci.outputs.summary import write_summary
+    from agentci.reports.report import RunReport, TaskReport
+    from agentci.reports.summary import write_summary
 
     test_id = "t.py::test[`<img src=t onerror=alert(1)>`]"
     reason = "verify: `<img src=r onerror=alert(2)>` <b>still</b> fails"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentci.outputs.patch import capture_baseline, changed_files, current_change, diff_since
+from agentci.change.patch import capture_baseline, changed_files, current_change, diff_since
 from agentci.recipe.schema import Guards
 from agentci.verify.compare import compare, merge_rerun
 from agentci.verify.guards import check_guards, enforce_path_guards

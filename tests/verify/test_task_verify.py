@@ -7,9 +7,9 @@ from pathlib import Path
 from verify_helpers import CALC, SHARED, case_status, fix, junit_cases, run_task, user_prompts
 
 from agentci.outcome import Status
-from agentci.outputs.junit import write_junit
-from agentci.outputs.report import RunReport
 from agentci.providers.scripted import Reply
+from agentci.reports.junit import write_junit
+from agentci.reports.report import RunReport
 
 VERIFY = {"command": "python -m pytest -q", "runner": "pytest"}
 PROMPT = "Fix the tests.\n{{ verify.failures }}"

@@ -13,12 +13,12 @@ import junitparser
 import yaml
 
 from agentci.events import types as ev
-from agentci.loop.plan import plan_tasks
-from agentci.loop.task import RunSettings, TaskRun
-from agentci.outputs.report import TaskReport
 from agentci.providers.base import TextPart
 from agentci.providers.scripted import Reply, ScriptedProvider, call
 from agentci.recipe.schema import Recipe
+from agentci.reports.report import TaskReport
+from agentci.run.plan import plan_tasks
+from agentci.run.task import RunSettings, TaskRun
 from agentci.testing.cli import Run, run_recipe
 
 ROOT = Path(__file__).parents[2]

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from agentci.change.patch import capture_baseline, changed_files
 from agentci.errors import InvalidInput
-from agentci.outputs.patch import capture_baseline, changed_files
 from agentci.recipe.schema import Workspace
 from agentci.testing.repo import git
 from agentci.workspace import ensure_git, prepare_workspace

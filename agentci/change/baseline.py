@@ -1,0 +1,100 @@
+"""The baseline: the first snapshot of a workspace and the private git dir that keeps it.
+
+Snapshots are described in :mod:`agentci.change.snapshot`; this module holds their data.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentci.change.privgit import PrivateGit
+
+DEFAULT_EXCLUDE = (".agentci",)
+#: Tools' caches: never the agent's change, even where .gitignore does not list them (the private
+#: git dir ignores them, as if .git/info/exclude did).
+CACHE_PATTERNS = (
+    "__pycache__/",
+    "*.py[co]",
+    ".pytest_cache/",
+    ".ruff_cache/",
+    ".mypy_cache/",
+    ".hypothesis/",
+)
+#: Ignored files fingerprinted per snapshot, at most (``AGENTCI_IGNORED_SCAN_LIMIT`` overrides it).
+MAX_IGNORED_SCAN = 100_000
+Entry = tuple[str, str] | None  # (mode, object id) of a path in a tree, None when absent
+Fingerprint = tuple[int, int, int, int]
+
+
+@dataclass
+class Submodule:
+    """A checked-out submodule of the user's repository (paths relative to the work tree)."""
+
+    path: str
+    index: Path
+
+
+@dataclass
+class Snapshot:
+    """One snapshot: the tree (submodule contents inline) and what it could not store."""
+
+    tree: str
+    raw: str  # the private index's own tree (submodules as gitlinks)
+    ignored: dict[str, Fingerprint] = field(default_factory=dict)
+    nested: list[str] = field(default_factory=list)  # work-tree paths
+    unreadable: list[str] = field(default_factory=list)
+    scan_truncated: bool = False
+
+
+@dataclass
+class Baseline:
+    """The first snapshot of a workspace and the private git dir that keeps it."""
+
+    workspace: Path  # the folder the agent works in (resolved)
+    work_tree: Path  # the git work tree the snapshot covers (repo top-level, or the workspace)
+    prefix: str  # the workspace relative to work_tree, "" or "sub/dir"
+    git_dir: Path  # the private, temporary git dir
+    tree: str = ""  # the baseline tree id
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    repo_root: Path | None = None  # the user's repository, when there is one
+    raw: str = ""
+    submodules: list[Submodule] = field(default_factory=list)
+    ignored_ref: dict[str, Fingerprint] = field(default_factory=dict)
+    overlay: dict[str, tuple[Entry, Entry]] = field(default_factory=dict)  # verify's writes
+    rules_dir: Path | None = None
+    unreadable_at_start: list[str] = field(default_factory=list)
+    kept: dict[str, int] = field(default_factory=dict)  # ignored files kept (rel → mode)
+    deadline: float | None = None  # time.monotonic() by which each git call must end
+    ignored_truncated: bool = False  # the baseline's ignored scan was cut short
+
+    @property
+    def git(self) -> PrivateGit:
+        """The private git dir."""
+        return PrivateGit(self.git_dir, self.work_tree, self.git_dir / "index", self.deadline)
+
+    @property
+    def pathspecs(self) -> list[str]:
+        """The workspace minus the excluded folders, as git pathspecs."""
+        pre = self.prefix + "/" if self.prefix else ""
+        specs = [self.prefix or "."]
+        specs += [f":(exclude,top){pre}{ex.strip('/')}" for ex in self.exclude if ex.strip("/")]
+        return specs
+
+    def rel(self, path: str) -> str | None:
+        """A work-tree path relative to the workspace (None when outside it)."""
+        if not self.prefix:
+            return path
+        head = self.prefix + "/"
+        return path[len(head) :] if path.startswith(head) else None
+
+    def cleanup(self) -> None:
+        """Delete the private git dir."""
+        shutil.rmtree(self.git_dir, ignore_errors=True)
+
+    def __enter__(self) -> Baseline:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cleanup()

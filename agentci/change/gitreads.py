@@ -1,0 +1,68 @@
+"""Files git opens in the work tree on its own (``.gitignore``, ``.gitattributes``,
+``.gitmodules``) must be regular files before a snapshot runs git.
+
+git opens each of them with a plain ``open()``: a named pipe of that name (``mkfifo
+.gitattributes``, one shell command under ``yolo``) makes every ``git add`` wait for a writer
+that never comes, and a device may do the same. :func:`refuse_blocking_files` looks for them
+with ``lstat`` data only (nothing is opened, no link is followed) before each snapshot and
+raises :class:`~agentci.errors.GitWouldBlock` naming them: the task ends ``blocked`` at once,
+its outputs written. (Every private git call also has a deadline, :mod:`agentci.change.privgit`,
+for whatever this does not foresee.)
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from agentci.change.baseline import Baseline
+from agentci.errors import GitWouldBlock
+
+#: The names git reads in any folder of a work tree while it snapshots it.
+GIT_READS = frozenset({".gitignore", ".gitattributes", ".gitmodules"})
+
+
+def _blocks(mode: int) -> bool:
+    """A file whose ``open()`` may wait: not a regular file, folder or link."""
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode))
+
+
+def blocking_files(b: Baseline) -> list[str]:
+    """Work-tree paths named as in :data:`GIT_READS` that are neither regular files, folders nor
+    links: in the workspace, and in the folders between the work tree's top and it."""
+    found: list[str] = []
+    folder = b.work_tree
+    for part in Path(b.prefix).parts if b.prefix else ():
+        found += _in_folder(b.work_tree, folder)
+        folder = folder / part
+    skip = {b.workspace / ex.strip("/") for ex in b.exclude if ex.strip("/")}
+    for root, dirs, _ in os.walk(b.workspace):
+        here = Path(root)
+        dirs[:] = sorted(d for d in dirs if d != ".git" and here / d not in skip)
+        found += _in_folder(b.work_tree, here)
+    return found
+
+
+def _in_folder(top: Path, folder: Path) -> list[str]:
+    out = []
+    for name in sorted(GIT_READS):
+        try:
+            mode = os.lstat(folder / name).st_mode
+        except OSError:
+            continue
+        if _blocks(mode):
+            out.append((folder / name).relative_to(top).as_posix())
+    return out
+
+
+def refuse_blocking_files(b: Baseline) -> None:
+    """Raise :class:`GitWouldBlock` when :func:`blocking_files` finds any."""
+    found = blocking_files(b)
+    if found:
+        shown = ", ".join(found[:5]) + (f" … and {len(found) - 5} more" if len(found) > 5 else "")
+        raise GitWouldBlock(
+            f"the workspace has {len(found)} file(s) git reads that are not regular files "
+            f"(a named pipe or device): {shown}; git would wait on them for ever, so agentci "
+            "cannot snapshot the workspace"
+        )

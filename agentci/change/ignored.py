@@ -1,0 +1,178 @@
+"""Ignored files: the baseline's ignore rules, frozen, and fingerprints of the files they ignore.
+
+An agent that edits a ``.gitignore`` changes nothing about which files are the change
+(:func:`freeze_rules`); files the baseline's rules ignore are fingerprinted, never stored
+(:func:`scan_ignored`), so that writes to them are reported and never published.
+
+The scan fingerprints at most :func:`scan_limit` files (:data:`MAX_IGNORED_SCAN`, or the
+``AGENTCI_IGNORED_SCAN_LIMIT`` environment variable), always in the same order
+(:func:`scan_order`: path by path, names sorted), so a scan that is cut short stops at a known
+place. A file the baseline's scan did not reach cannot be told from one the agent made
+(:func:`beyond_baseline_scan`): it is never counted as the agent's, so never deleted.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from agentci.change.baseline import MAX_IGNORED_SCAN, Baseline, Fingerprint
+from agentci.change.privgit import GITLINK, PrivateGit, encode_paths, split_z
+from agentci.errors import InvalidInput
+
+
+def remove_paths(pg: PrivateGit, paths: list[str]) -> None:
+    if paths:
+        pg.run(["update-index", "--force-remove", "-z", "--stdin"], stdin=encode_paths(paths))
+
+
+def _not_excluded(b: Baseline, entries: list[str]) -> list[str]:
+    """``entries`` minus the excluded folders (agentci's own). ``git ls-files --directory``
+    still lists an ignored folder inside an ``:(exclude)`` pathspec, collapsed to its name."""
+    pre = b.prefix + "/" if b.prefix else ""
+    excluded = [pre + ex.strip("/") for ex in b.exclude if ex.strip("/")]
+    return [
+        e for e in entries if not any(e.rstrip("/") == x or e.startswith(x + "/") for x in excluded)
+    ]
+
+
+def _rules_dir(b: Baseline, pg: PrivateGit) -> Path:
+    """A folder holding the baseline's ``.gitignore`` files (nothing else), made once."""
+    if b.rules_dir is None:
+        rules = b.git_dir / "rules"
+        rules.mkdir()
+        for line in split_z(pg.out(["ls-tree", "-r", "-z", "--full-tree", b.raw])):
+            meta, path = line.split("\t", 1)
+            if path.rsplit("/", 1)[-1] == ".gitignore" and meta.split()[1] == "blob":
+                target = rules / path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(pg.out(["cat-file", "blob", meta.split()[2]]))
+        b.rules_dir = rules
+    return b.rules_dir
+
+
+def _baseline_ignored(b: Baseline, pg: PrivateGit, paths: list[str]) -> set[str]:
+    """Which of ``paths`` the baseline's ignore rules ignore."""
+    if not paths:
+        return set()
+    rules = _rules_dir(b, pg)
+    out = pg.out(["check-ignore", "--no-index", "--stdin", "-z"], work_tree=rules, ok=(0, 1),
+                 stdin=encode_paths(paths))  # fmt: skip
+    return set(split_z(out))
+
+
+def freeze_rules(
+    b: Baseline, pg: PrivateGit, changes: list[tuple[str, ...]], specs: list[str]
+) -> tuple[list[str], set[str]]:
+    """The agent changed a ``.gitignore``: undo its effect on the index. Returns the paths
+    dropped (ignored at the baseline) and those forced in (ignored only by the new rules)."""
+    added = [c[3] for c in changes if c[2] == "A" and c[1] != GITLINK]
+    dropped = sorted(_baseline_ignored(b, pg, added))
+    remove_paths(pg, dropped)
+    entries = _not_excluded(b, split_z(pg.out(["ls-files", "-o", "-i", "--exclude-standard",
+                                                "--directory", "-z", "--", *specs])))  # fmt: skip
+    base = _baseline_ignored(b, pg, entries)
+    forced: list[str] = []
+    for entry in entries:
+        if entry in base:
+            continue
+        if entry.endswith("/"):
+            inner = split_z(pg.out(["ls-files", "-o", "-i", "--exclude-standard", "-z", "--",
+                                    entry], literal=True))  # fmt: skip
+            keep = _baseline_ignored(b, pg, inner)
+            forced += [p for p in inner if p not in keep]
+        else:
+            forced.append(entry)
+    if forced:
+        pg.run(["add", "-f", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul"],
+               stdin=encode_paths(forced), literal=True, ok=(0, 1))  # fmt: skip
+    return dropped, set(forced)
+
+
+#: The environment variable that sets how many ignored files a scan fingerprints at most.
+SCAN_LIMIT_ENV = "AGENTCI_IGNORED_SCAN_LIMIT"
+
+
+def scan_limit() -> int:
+    """Ignored files fingerprinted per snapshot, at most: ``AGENTCI_IGNORED_SCAN_LIMIT`` when
+    set (a whole number, 1 or more), else :data:`MAX_IGNORED_SCAN`."""
+    raw = os.environ.get(SCAN_LIMIT_ENV, "").strip()
+    if not raw:
+        return MAX_IGNORED_SCAN
+    if not raw.isdigit() or int(raw) < 1:
+        raise InvalidInput(f"{SCAN_LIMIT_ENV}={raw!r}: expected a whole number of files, 1 or more")
+    return int(raw)
+
+
+def scan_order(path: str) -> tuple[str, ...]:
+    """The order :func:`scan_ignored` visits work-tree paths in (a folder's files come at the
+    folder's place among its siblings)."""
+    return tuple(path.split("/"))
+
+
+def beyond_baseline_scan(b: Baseline, paths: Iterable[str]) -> set[str]:
+    """Those of ``paths`` (work-tree paths, not in the baseline's fingerprints) that the
+    baseline's scan never reached because it was cut short: nobody can say whether the agent
+    made them."""
+    if not b.ignored_truncated or not b.ignored_ref:
+        return set()
+    cut = max(scan_order(p) for p in b.ignored_ref)
+    return {p for p in paths if p not in b.ignored_ref and scan_order(p) > cut}
+
+
+def scan_ignored(
+    b: Baseline, pg: PrivateGit, specs: list[str], dropped: list[str], forced: set[str]
+) -> tuple[dict[str, Fingerprint], bool]:
+    """Fingerprints of the files the baseline's rules ignore, visited in :func:`scan_order`,
+    and whether the scan was cut short at :func:`scan_limit` files."""
+    entries = _not_excluded(b, split_z(pg.out(["ls-files", "-o", "-i", "--exclude-standard",
+                                                "--directory", "-z", "--", *specs])))  # fmt: skip
+    limit = scan_limit()
+    found: dict[str, Fingerprint] = {}
+    tops = sorted({e.rstrip("/") for e in [*entries, *dropped]} - forced, key=scan_order)
+    for top in tops:
+        for rel in _walk_sorted(b.work_tree, top):
+            if rel in forced:
+                continue
+            if len(found) >= limit:
+                return found, True
+            try:
+                found[rel] = _fp(os.lstat(b.work_tree / rel))
+            except OSError:
+                continue
+    return found, False
+
+
+def _walk_sorted(work_tree: Path, top: str) -> Iterator[str]:
+    """``top`` when it is not a folder, else every non-folder beneath it (a link is not
+    followed), in :func:`scan_order`."""
+    try:
+        if not (work_tree / top).is_dir() or (work_tree / top).is_symlink():
+            yield top
+            return
+    except OSError:
+        return
+    stack = [iter(_listing(work_tree, top))]
+    while stack:
+        item = next(stack[-1], None)
+        if item is None:
+            stack.pop()
+        elif item[1]:
+            stack.append(iter(_listing(work_tree, item[0])))
+        else:
+            yield item[0]
+
+
+def _listing(work_tree: Path, rel: str) -> list[tuple[str, bool]]:
+    """(path, is a folder) of each entry of a folder, names sorted."""
+    try:
+        with os.scandir(work_tree / rel) as it:
+            names = sorted((e.name, e.is_dir(follow_symlinks=False)) for e in it)
+    except OSError:
+        return []
+    return [(f"{rel}/{name}", is_dir) for name, is_dir in names]
+
+
+def _fp(st: os.stat_result) -> Fingerprint:
+    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_mode)

@@ -1,0 +1,215 @@
+"""Snapshots of a workspace in agentci's private git dir (the snapshot model, docs/architecture.md).
+
+:func:`capture_baseline` takes the first snapshot (after setup and the baseline verify);
+:func:`take` takes the others. A snapshot is a git tree of every file that is not ignored by
+the **baseline's** ignore rules — tracked, modified and untracked alike — plus fingerprints of
+the ignored files, so that:
+
+* an agent that edits ``.gitignore`` changes nothing about which files are the change: a user's
+  ignored ``.env`` does not become a "new file", and a file the agent hides with a new ignore
+  rule is still in it;
+* files the agent writes that the baseline's rules ignore are noticed (size, mtime or inode
+  changed, or new) and reported, never published;
+* the private index never inherits ``assume-unchanged`` / ``skip-worktree`` bits;
+* a checked-out submodule's files are snapshotted as files (its gitlink is replaced by the tree
+  of its working copy), so edits inside it are in the change; so are the files of a git
+  repository the user already had inside the workspace (a nested clone, not a submodule);
+* a git repository the agent creates inside the workspace is reported, not stored as a gitlink;
+* a file git cannot read is reported, not silently skipped.
+
+What a verify command writes is subtracted (:func:`record_verify`): the paths it changed go back
+to their pre-verify content in later snapshots, unless the agent changed them again since.
+
+The parts live in their own modules: the data in :mod:`~agentci.change.baseline`, ignore rules
+and ignored files in :mod:`~agentci.change.ignored`, verify's writes in
+:mod:`~agentci.change.overlay`, submodules in :mod:`~agentci.change.submodules`.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from agentci.change.baseline import CACHE_PATTERNS, DEFAULT_EXCLUDE, Baseline, Snapshot
+from agentci.change.gitreads import refuse_blocking_files
+from agentci.change.ignored import freeze_rules, remove_paths, scan_ignored
+from agentci.change.overlay import apply_overlay, record_verify
+from agentci.change.privgit import (
+    GITLINK,
+    GitFailed,
+    PrivateGit,
+    add_alternate,
+    copy_index,
+    create,
+    dot_git_dir,
+    objects_dir,
+    raw_records,
+    split_z,
+)
+from agentci.change.submodules import adopt_nested, find_submodules, graft
+from agentci.errors import InvalidInput
+from agentci.tempdirs import make_temp_dir
+
+__all__ = [
+    "DEFAULT_EXCLUDE",
+    "Baseline",
+    "Snapshot",
+    "capture_baseline",
+    "find_repo_dirs",
+    "record_verify",
+    "take",
+]
+
+
+# -- the user's repository ------------------------------------------------------------------
+
+
+def find_repo_dirs(path: Path) -> tuple[Path, Path] | None:
+    """(work tree top-level, git dir) of the repository containing ``path``, or None.
+
+    Found by reading ``.git`` entries upwards; no git command runs in the user's repository.
+    """
+    for folder in [path, *path.parents]:
+        git_dir = dot_git_dir(folder)
+        if git_dir is not None and (objects_dir(git_dir)).is_dir():
+            return folder, git_dir
+    return None
+
+
+def _common_dir(git_dir: Path) -> Path:
+    return objects_dir(git_dir).parent
+
+
+# -- baseline -------------------------------------------------------------------------------
+
+
+def capture_baseline(
+    workspace: Path, *, exclude: tuple[str, ...] = DEFAULT_EXCLUDE, deadline: float | None = None
+) -> Baseline:
+    """Snapshot ``workspace`` (see the module docstring) into a new private git dir; its git
+    calls end by ``deadline`` (``time.monotonic()``, see :class:`~agentci.change.privgit.PrivateGit`).
+
+    ``exclude`` lists folders/files relative to the workspace left out (default ``.agentci``).
+    Raises :class:`InvalidInput` when the folder does not exist or git is missing.
+    """
+    workspace = Path(workspace)
+    if not workspace.is_dir():
+        raise InvalidInput(f"workspace {workspace} does not exist or is not a folder")
+    workspace = workspace.resolve()
+    git_dir = make_temp_dir("baseline")
+    try:
+        b = _new_baseline(workspace, git_dir, tuple(exclude))
+        b.deadline = deadline
+        try:
+            snap = take(b)
+        except GitFailed:  # the copied index could not be used (newer format): start empty
+            b.git.index.unlink(missing_ok=True)
+            snap = take(b)
+        if adopt_nested(b, b.git):  # the user's nested clones: snapshotted like submodules
+            snap = take(b)
+        b.tree, b.raw, b.ignored_ref = snap.tree, snap.raw, dict(snap.ignored)
+        b.unreadable_at_start, b.ignored_truncated = snap.unreadable, snap.scan_truncated
+    except BaseException:
+        shutil.rmtree(git_dir, ignore_errors=True)
+        raise
+    return b
+
+
+def _new_baseline(workspace: Path, git_dir: Path, exclude: tuple[str, ...]) -> Baseline:
+    found = find_repo_dirs(workspace)
+    top, user_git = found if found else (workspace, None)
+    pg = create(git_dir, top)
+    if user_git is not None:
+        common = _common_dir(user_git)
+        if (common / "info" / "exclude").is_file():
+            shutil.copyfile(common / "info" / "exclude", git_dir / "info" / "exclude")
+        if top != workspace:
+            rel = workspace.relative_to(top).as_posix() + "/"
+            hit = pg.out(["check-ignore", "--no-index", "--", rel], ok=(0, 1))
+            if hit:  # e.g. a workspace under build/: snapshot it on its own
+                (git_dir / "info" / "exclude").unlink(missing_ok=True)
+                top, user_git = workspace, None
+                pg = PrivateGit(git_dir, top, git_dir / "index")
+    _ignore_caches(git_dir)
+    b = Baseline(workspace=workspace, work_tree=top, git_dir=git_dir, exclude=exclude,
+                 prefix="" if top == workspace else workspace.relative_to(top).as_posix(),
+                 repo_root=top if user_git is not None else None)  # fmt: skip
+    if user_git is not None:
+        add_alternate(pg, objects_dir(user_git))
+        if copy_index(user_git / "index", pg.index):
+            try:
+                _clear_index_bits(pg)
+                b.submodules = find_submodules(pg, top)
+            except GitFailed:
+                pg.index.unlink(missing_ok=True)
+    return b
+
+
+def _ignore_caches(git_dir: Path) -> None:
+    """Add the tools' caches (:data:`CACHE_PATTERNS`) to the private git dir's ignore rules."""
+    exclude = git_dir / "info" / "exclude"
+    old = exclude.read_text(encoding="utf-8", errors="surrogateescape") if exclude.is_file() else ""
+    lines = "\n".join(CACHE_PATTERNS)
+    text = f"{old}\n# agentci: tool caches\n{lines}\n" if old else f"{lines}\n"
+    exclude.write_text(text, encoding="utf-8", errors="surrogateescape")
+
+
+def _clear_index_bits(pg: PrivateGit) -> None:
+    """Drop the user's ``assume-unchanged`` / ``skip-worktree`` bits from the private index."""
+    tagged = [(line[:1], line[2:]) for line in split_z(pg.out(["ls-files", "-v", "-z"]))]
+    for flag, paths in (
+        ("--no-assume-unchanged", [p for tag, p in tagged if tag.islower()]),
+        ("--no-skip-worktree", [p for tag, p in tagged if tag in ("S", "s")]),
+    ):  # one flag per call: git applies only the last flag given to every path
+        for i in range(0, len(paths), 500):
+            pg.run(["update-index", flag, "--", *paths[i : i + 500]], literal=True)
+
+
+# -- one snapshot ---------------------------------------------------------------------------
+
+
+def take(b: Baseline) -> Snapshot:
+    """Snapshot the workspace as it is now (see the module docstring). Raises
+    :class:`~agentci.errors.GitWouldBlock` when git would wait on a file for ever."""
+    refuse_blocking_files(b)
+    pg = b.git
+    specs = b.pathspecs
+    _, err = pg.run(["add", "-A", "--ignore-errors", "--", *specs], ok=(0, 1))
+    unreadable, nested = _add_problems(err)
+    forced: set[str] = set()
+    dropped: list[str] = []
+    if b.raw:
+        changes = _index_changes(pg, b.raw, specs)
+        gitlinks = [c[3] for c in changes if c[1] == GITLINK and c[2] == "A"]
+        nested += gitlinks
+        remove_paths(pg, gitlinks)
+        if any(c[3].rsplit("/", 1)[-1] == ".gitignore" for c in changes):
+            dropped, forced = freeze_rules(b, pg, changes, specs)
+        if b.overlay:
+            apply_overlay(b, pg)
+    raw = pg.write_tree()
+    tree = graft(b, pg, raw)
+    ignored, truncated = scan_ignored(b, pg, specs, dropped, forced)
+    return Snapshot(tree=tree, raw=raw, ignored=ignored, nested=sorted(set(nested)),
+                    unreadable=sorted(set(unreadable)), scan_truncated=truncated)  # fmt: skip
+
+
+def _add_problems(stderr: bytes) -> tuple[list[str], list[str]]:
+    """(unreadable files, nested repositories without a commit) from ``git add`` errors."""
+    unreadable, nested = [], []
+    for line in stderr.decode("utf-8", "surrogateescape").splitlines():
+        if line.startswith("error: open(") and '"' in line:
+            unreadable.append(line.split('"', 2)[1])
+        elif line.startswith("error: unable to index file "):
+            name = line[len("error: unable to index file ") :].strip("'")
+            if name not in unreadable:
+                unreadable.append(name)
+        elif line.startswith("error: ") and line.endswith("does not have a commit checked out"):
+            nested.append(line.split("'", 2)[1].rstrip("/"))
+    return unreadable, nested
+
+
+def _index_changes(pg: PrivateGit, tree: str, specs: list[str]) -> list[tuple[str, ...]]:
+    """(old mode, new mode, status, path) of every path the index changes against ``tree``."""
+    out = pg.out(["diff-index", "--cached", "-z", "--raw", "--no-renames", tree, "--", *specs])
+    return [(h[1:].split()[0], h.split()[1], h.split()[4], p) for h, p in raw_records(out)]

@@ -1,0 +1,79 @@
+"""Submodules: a checked-out submodule's files are snapshotted as files.
+
+Its gitlink is replaced by the tree of its working copy (:func:`graft`), so edits inside it
+are in the change. A git repository the user already has inside the workspace (a plain clone
+in ``lib/`` or ``vendor/``, not registered as a submodule) is one too, once the first snapshot
+has found it (:func:`adopt_nested`): the guards see and revert writes there, and changed_files
+and patch.diff name them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentci.change.baseline import Baseline, Submodule
+from agentci.change.privgit import (
+    GITLINK,
+    PrivateGit,
+    add_alternate,
+    copy_index,
+    dot_git_dir,
+    encode_paths,
+    objects_dir,
+    split_z,
+)
+
+
+def find_submodules(pg: PrivateGit, top: Path) -> list[Submodule]:
+    """The checked-out submodules in the private index, each with its own copied index."""
+    out: list[Submodule] = []
+    for line in split_z(pg.out(["ls-files", "-s", "-z"])):
+        if not line.startswith(GITLINK + " "):
+            continue
+        path = line.split("\t", 1)[1]
+        sub_git = dot_git_dir(top / path)
+        if sub_git is None:
+            continue  # not checked out: it stays a gitlink
+        index = pg.git_dir / f"index-sub{len(out)}"
+        add_alternate(pg, objects_dir(sub_git))
+        copy_index(sub_git / "index", index)
+        out.append(Submodule(path=path, index=index))
+    return out
+
+
+def adopt_nested(b: Baseline, pg: PrivateGit) -> bool:
+    """Treat the checked-out repositories of the first snapshot (registered submodules and the
+    user's own nested clones, both gitlinks in the private index) as submodules. True when
+    that adds any: the first snapshot must then be taken again to hold their files."""
+    found = find_submodules(pg, b.work_tree)
+    if {sm.path for sm in found} <= {sm.path for sm in b.submodules}:
+        return False
+    b.submodules = found
+    return True
+
+
+def graft(b: Baseline, pg: PrivateGit, raw: str) -> str:
+    """``raw`` with each checked-out submodule's gitlink replaced by its working copy."""
+    if not b.submodules:
+        return raw
+    graft = b.git_dir / "index-graft"
+    graft.unlink(missing_ok=True)
+    pg.run(["read-tree", raw], index=graft)
+    for sm in b.submodules:
+        where = b.work_tree / sm.path
+        if dot_git_dir(where) is None:
+            continue
+        pg.run(["add", "-A", "--ignore-errors", "--", "."], index=sm.index, work_tree=where,
+               ok=(0, 1))  # fmt: skip
+        subtree = pg.write_tree(sm.index)
+        _remove_from(pg, graft, sm.path)
+        pg.run(["read-tree", f"--prefix={sm.path}/", subtree], index=graft)
+    return pg.write_tree(graft)
+
+
+def _remove_from(pg: PrivateGit, index: Path, path: str) -> None:
+    """Remove ``path`` and anything below it (files an index may hold there) from ``index``."""
+    below = [p for p in split_z(pg.out(["ls-files", "-z", "--", f"{path}/"], index=index,
+                                       literal=True)) if p.startswith(f"{path}/")]  # fmt: skip
+    pg.run(["update-index", "--force-remove", "-z", "--stdin"], index=index,
+           stdin=encode_paths([path, *below]))  # fmt: skip

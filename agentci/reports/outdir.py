@@ -1,0 +1,286 @@
+"""The output folder: every run starts with a clean one, and only one run uses it at a time.
+
+Choice (issue 5): a run never mixes its files with an earlier run's. When the output folder
+already holds something, :func:`prepare_out_dir` **moves it aside** to ``<dir>.prev`` (replacing
+an older ``.prev``) rather than refusing to run — in CI the same path is reused on every run, and
+the previous outputs stay available for one more run. Temp files that a killed run left behind
+(``.<name>.tmp-…``) are removed from the moved folder.
+
+Only a folder carrying agentci's :data:`MARKER` file is ever moved (and a ``.prev`` is only
+deleted when it carries it too): a folder of the user's that happens to hold a ``summary.md`` or
+a ``tasks/`` folder is refused (``invalid_input``), never touched. So is a git repository, the
+home folder, or the current directory (or one of its parents).
+
+A run's folder also holds ``.agentci-reserve`` while the run lasts: space set aside so that a
+disk filled during the run still takes the final outputs (:func:`reserve_space`).
+
+The folder also gets a ``.gitignore`` holding ``*`` (as pytest does for its cache), so outputs
+inside a checkout never show up as untracked files.
+
+Two runs at once: :func:`prepare_out_dir` takes an exclusive lock on the folder (and
+:func:`lock_workspace` one on a workspace the agent edits in place) for the life of the process.
+A second run refuses at once with ``invalid_input`` (exit 2) naming the other run's pid; it does
+not wait. Moving the old outputs aside takes the lock of ``<dir>.prev`` too (held for the rest
+of the run): a run whose ``<dir>.prev`` is another live run's output folder refuses the same way
+rather than deleting the folder that run is writing into. The locks live in ``<tmp>/agentci-locks/`` (not in the user's folders) and are released
+by the kernel when the process ends, however it ends. A run removes its lock files as it exits,
+and the files of runs that were killed (no process holds them) are removed by the next run, so
+the folder holds one file per run in progress, not one per run ever made.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import fcntl
+import hashlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from agentci.errors import InvalidInput
+from agentci.reports.atomic import is_temp_file
+
+MARKER = ".agentci-out"
+RESERVE = ".agentci-reserve"
+RESERVE_BYTES = 256 * 1024  # at most; a quarter of the free space on a small disk
+_GITIGNORE = "# written by agentci: its outputs are never part of a commit\n*\n"
+_held: dict[str, int] = {}  # lock file → open descriptor (held until the process exits)
+_owner = 0  # the pid that took them (a forked child inherits the dict, not the locks' files)
+
+
+def _ours(path: Path) -> bool:
+    return (path / MARKER).is_file()
+
+
+def _remove_temp_files(path: Path) -> None:
+    for p in path.rglob(".*"):
+        if p.is_file() and is_temp_file(p):
+            with contextlib.suppress(OSError):
+                p.unlink()
+
+
+def _lock_folder() -> Path:
+    folder = Path(tempfile.gettempdir()) / "agentci-locks"
+    if not folder.is_dir():
+        folder.mkdir(exist_ok=True)
+        with contextlib.suppress(OSError):  # shared by every user's runs, like /tmp itself
+            folder.chmod(0o1777)
+    return folder
+
+
+def _open_locked(lock: Path) -> int | None:
+    """A descriptor of ``lock`` holding its exclusive lock, or None when another process holds
+    it. A file that was removed (or replaced) between the open and the lock is opened again:
+    a lock file is only ever removed by a process that holds its lock."""
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return None
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(lock))
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd
+        os.close(fd)
+
+
+def _sweep(folder: Path) -> None:
+    """Remove the lock files no process holds (left by runs that were killed)."""
+    for stale in folder.glob("*.lock"):
+        if str(stale) in _held:
+            continue
+        with contextlib.suppress(OSError):
+            fd = os.open(stale, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                if os.path.samestat(os.fstat(fd), os.lstat(stale)):
+                    stale.unlink()
+            finally:
+                os.close(fd)
+
+
+@atexit.register
+def _release() -> None:
+    """Remove this process's lock files (still holding them) as it exits; the kernel releases
+    the locks. A killed run's files are removed by the next run's :func:`_sweep`."""
+    if os.getpid() != _owner:
+        return  # a forked child: the locks are its parent's
+    for lock, fd in list(_held.items()):
+        with contextlib.suppress(OSError):
+            os.unlink(lock)
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        del _held[lock]
+
+
+def _lock(what: str, path: Path, hint: str) -> None:
+    """Take the process-lifetime lock for ``path``; InvalidInput when another run holds it."""
+    key = hashlib.sha256(f"{what}:{path}".encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    folder = _lock_folder()
+    lock = folder / f"{key}.lock"
+    if str(lock) in _held:
+        return
+    _sweep(folder)
+    fd = _open_locked(lock)
+    if fd is None:
+        try:
+            other = lock.read_text("utf-8", "replace").strip() or "unknown"
+        except OSError:
+            other = "unknown"
+        raise InvalidInput(f"{what} {path} is in use by another agentci run (pid {other}); {hint}")
+    os.ftruncate(fd, 0)
+    os.write(fd, str(os.getpid()).encode())
+    global _owner
+    _owner = os.getpid()
+    _held[str(lock)] = fd
+
+
+def lock_workspace(path: Path) -> None:
+    """Lock a workspace the agent edits in place (``isolation: none``) for this process."""
+    _lock("workspace", Path(path).resolve(), "wait for it to finish, or use isolation: copy")
+
+
+def prepare_out_dir(path: Path, *, reserve: bool = False) -> Path:
+    """Make ``path`` an empty output folder (see the module docstring); return it resolved.
+    ``reserve``: keep space for the final outputs (:func:`reserve_space`)."""
+    path = Path(path).absolute()
+    try:
+        done = _prepare(path)
+        if reserve:
+            reserve_space(done)
+        return done
+    except InvalidInput:
+        raise
+    except OSError as err:
+        why = err.strerror or str(err)
+        raise InvalidInput(
+            f"outputs.dir / --out {path}: cannot use it as the output folder ({why}); "
+            "choose a writable folder"
+        ) from err
+
+
+def _no_link_below_cwd(path: Path) -> None:
+    """Refuse an output folder reached through a symbolic link inside the directory agentci
+    runs in (the checkout, in CI): a committed ``.agentci -> /elsewhere`` would make agentci
+    write its outputs wherever the link points."""
+    cwd = Path.cwd()
+    try:
+        rel = path.relative_to(cwd)
+    except ValueError:
+        return  # a folder named outside the directory agentci runs in: the user's own choice
+    here = cwd
+    for part in rel.parts:
+        here = here / part
+        if here.is_symlink():
+            raise InvalidInput(
+                f"outputs.dir / --out {path}: {here} is a symbolic link; agentci does not follow "
+                "links inside the directory it runs in for its outputs (a checkout could point "
+                "them anywhere)"
+            )
+
+
+def _prepare(path: Path) -> Path:
+    _no_link_below_cwd(path)
+    if path.exists() and not path.is_dir():
+        raise InvalidInput(f"outputs.dir / --out {path} exists and is not a folder")
+    _lock("outputs.dir / --out", path.resolve(), "wait for it to finish or choose another --out")
+    if path.is_dir() and any(path.iterdir()):
+        resolved = path.resolve()
+        cwd = Path.cwd().resolve()
+        if (
+            (resolved / ".git").exists()
+            or resolved == Path.home().resolve()
+            or resolved == cwd
+            or resolved in cwd.parents
+            or not _ours(resolved)
+        ):
+            raise InvalidInput(
+                f"outputs.dir / --out {path} is not empty and is not an agentci output folder "
+                f"(it has no {MARKER} file); choose an empty or new folder (agentci moves its "
+                "old outputs to <dir>.prev)"
+            )
+        prev = path.with_name(path.name + ".prev")
+        if prev.is_symlink() or prev.is_file():
+            raise InvalidInput(f"{prev} exists and is not an agentci output folder; remove it")
+        _lock(
+            "outputs.dir / --out",
+            prev.resolve(),
+            f"agentci moves the previous outputs of {path} there, so it cannot run on {path} "
+            "while that run lasts: wait for it to finish or choose another --out",
+        )
+        if prev.exists():
+            if any(prev.iterdir()) and not _ours(prev):
+                raise InvalidInput(
+                    f"{prev} is not an agentci output folder (no {MARKER} file); agentci would "
+                    "replace it with the previous outputs: move or remove it"
+                )
+            shutil.rmtree(prev)
+        path.rename(prev)
+        _remove_temp_files(prev)
+        release_reserve(prev)  # a killed run's
+    path.mkdir(parents=True, exist_ok=True)
+    (path / MARKER).write_text("agentci output folder; moved to .prev by the next run\n")
+    (path / ".gitignore").write_text(_GITIGNORE)
+    from agentci.tempdirs import prune_leftovers
+
+    prune_leftovers()
+    return path.resolve()
+
+
+def reserve_space(out_dir: Path) -> None:
+    """Set disk space aside for the final outputs: a preallocated :data:`RESERVE` file of
+    :data:`RESERVE_BYTES` (at most a quarter of the free space). When the disk fills up during
+    the run, :func:`release_reserve` gives that space back for the last events, result.json,
+    junit.xml and summary.md. Nothing is reserved when the disk cannot hold it."""
+    path = Path(out_dir) / RESERVE
+    try:
+        stats = os.statvfs(out_dir)
+        size = min(RESERVE_BYTES, stats.f_bavail * stats.f_frsize // 4)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return
+    try:
+        try:
+            os.posix_fallocate(fd, 0, size)
+        except OSError:
+            os.write(fd, b"\0" * size)  # a file system without fallocate
+    except OSError:
+        with contextlib.suppress(OSError):
+            path.unlink()
+    finally:
+        os.close(fd)
+
+
+def release_reserve(out_dir: Path) -> bool:
+    """Free the space :func:`reserve_space` set aside; True when there was some."""
+    try:
+        (Path(out_dir) / RESERVE).unlink()
+    except OSError:
+        return False
+    return True
+
+
+def refuse_inside_workspace(out_dir: Path, workspace: Path) -> None:
+    """Refuse an output folder the agent could write: inside the workspace and not below its
+    ``.agentci/`` (which the file tools refuse and the sandbox mounts read-only). There the
+    agent could rewrite ``events.jsonl`` before ``report.html`` is made from it, or plant what
+    a later step reads. Raises :class:`InvalidInput` (before any model call)."""
+    out = Path(os.path.realpath(out_dir))
+    ws = Path(os.path.realpath(workspace))
+    try:
+        rel = out.relative_to(ws)
+    except ValueError:
+        return
+    if rel.parts and rel.parts[0] == ".agentci" and len(rel.parts) > 1:
+        return
+    raise InvalidInput(
+        f"outputs.dir / --out {out_dir}: inside the workspace ({ws}), where the agent could "
+        "rewrite the outputs before agentci reads them back; use a folder below .agentci/ "
+        "(the default, .agentci/out, is read-only to the agent) or one outside the workspace"
+    )

@@ -1,0 +1,136 @@
+"""result.json: the machine-readable end of a run (docs/outputs.md).
+
+Top level::
+
+    {"version": 1, "status": "success", "exit_code": 0, "retryable": false, "reason": "",
+     "summary": "<the model's last message>",   # several tasks: "[task] message" blocks
+     "usage": {"prompt_tokens", "output_tokens", "thoughts_tokens", "cached_tokens",
+               "total_tokens", "cost_usd", "model_calls", "estimated_calls"},
+     "cost_usd": 0.0123 | null, "turns": 7, "tool_calls": 12,
+     "changed_files": ["src/x.py"],             # union over tasks, sorted
+     "patch_redacted": false, "patch_incomplete": false, "patch_omitted": [{"path", "bytes"}],
+     "patch_base": "HEAD 1a2b3c4d5e6f" | null, "ignored_files_written": ["build/x.o"],
+     "output": {...} | null,   # the structured answer (output.schema); several tasks: {task: {...}}
+     "duration_ms": 4200, "started_at": "...", "run_id": "...",
+     "recipe": "path/to/recipe.yaml", "recipe_name": "fix-tests",
+     "tasks": [{"name", "status", "exit_code", "retryable", "reason", "summary", "model", "turns",
+                "tool_calls", "usage", "cost_usd", "changed_files", "duration_ms",
+                "verify": {"runs", "passed", "counts", "exit_code"} | null, "extra",
+                "output": {...} | null, "context_files": [{"path", "bytes", "truncated"}]}]}
+
+``status`` / ``exit_code`` are the run's (the worst task's) and agree with the process exit code
+and the ``run_finished`` event. The file is written atomically.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agentci.events.types import UsageTotals
+from agentci.outcome import is_retryable
+from agentci.reports.atomic import write_text_atomic
+from agentci.reports.patchfacts import run_patch_facts
+from agentci.reports.report import RunReport, TaskReport
+from agentci.usage import total
+
+RESULT_VERSION = 1
+
+
+def _status(value: object) -> str:
+    return getattr(value, "value", None) or str(value)
+
+
+def run_summary(run: RunReport) -> str:
+    """The model's last message; with several tasks, one ``[task] message`` block each."""
+    if len(run.tasks) == 1:
+        return run.tasks[0].summary
+    return "\n\n".join(f"[{t.name}] {t.summary}" for t in run.tasks if t.summary)
+
+
+def run_usage(run: RunReport) -> UsageTotals:
+    """The run's usage; summed from the tasks when the run's own totals are empty."""
+    if run.usage.model_calls or run.usage.total_tokens or not run.tasks:
+        return run.usage
+    return total([t.usage for t in run.tasks])
+
+
+def run_output(run: RunReport) -> Any:
+    """The structured answer: the task's object, or ``{task: object}`` over the tasks that
+    handed one in when there are several; None when there is none."""
+    if len(run.tasks) == 1:
+        return run.tasks[0].output
+    answers = {t.name: t.output for t in run.tasks if t.output is not None}
+    return answers or None
+
+
+def changed_files(run: RunReport) -> list[str]:
+    """Every file any task changed, sorted."""
+    return sorted({f for t in run.tasks for f in t.changed_files})
+
+
+def task_dict(task: TaskReport) -> dict[str, Any]:
+    """One task's entry in ``tasks``."""
+    verify = None
+    if task.verify:
+        last = task.verify[-1]
+        verify = {
+            "runs": len(task.verify), "passed": last.passed, "counts": dict(last.counts),
+            "exit_code": last.exit_code,
+        }  # fmt: skip
+    return {
+        "name": task.name,
+        "status": _status(task.status),
+        "exit_code": task.exit_code,
+        "retryable": is_retryable(task.status),
+        "reason": task.reason,
+        "summary": task.summary,
+        "model": task.model,
+        "turns": task.turns,
+        "tool_calls": task.tool_calls,
+        "usage": task.usage.model_dump(),
+        "cost_usd": task.usage.cost_usd,
+        "changed_files": sorted(task.changed_files),
+        "duration_ms": task.duration_ms,
+        "verify": verify,
+        "extra": task.extra,
+        "output": task.output,
+        "context_files": task.context_files,
+    }
+
+
+def result_dict(run: RunReport) -> dict[str, Any]:
+    """The whole result.json document as a dict."""
+    usage = run_usage(run)
+    return {
+        "version": RESULT_VERSION,
+        "status": _status(run.status),
+        "exit_code": run.exit_code,
+        "retryable": is_retryable(run.status),
+        "reason": run.reason,
+        "summary": run_summary(run),
+        "usage": usage.model_dump(),
+        "cost_usd": usage.cost_usd,
+        "turns": sum(t.turns for t in run.tasks),
+        "tool_calls": sum(t.tool_calls for t in run.tasks),
+        "changed_files": changed_files(run),
+        **run_patch_facts(run),
+        "output": run_output(run),
+        "duration_ms": run.duration_ms,
+        "started_at": run.started_at,
+        "run_id": run.run_id,
+        "recipe": run.recipe,
+        "recipe_name": run.recipe_name,
+        "tasks": [task_dict(t) for t in run.tasks],
+    }
+
+
+def dumps(data: Any) -> str:
+    """JSON text; anything not JSON-able becomes its ``str`` rather than an error."""
+    return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
+
+
+def write_result(path: Path, run: RunReport) -> None:
+    """Write result.json for ``run`` atomically."""
+    write_text_atomic(Path(path), dumps(result_dict(run)))

@@ -1,0 +1,309 @@
+"""Write every output file of a run (docs/outputs.md), redacted, atomically, without ever raising.
+
+Layout of ``out_dir``::
+
+    events.jsonl   (written by the event sink, not here)
+    patch.diff     one task: its patch (empty file when nothing changed)
+    tasks/<name>/patch.diff   several tasks: one patch per task instead
+    junit.xml  result.json  summary.md  report.html
+    sarif.json     when verify reported failures at places of the workspace
+
+Everything passes through the :class:`~agentci.reports.redact.Redactor` first — the report's
+strings (so secrets are caught before XML/JSON escaping could hide them) and each file's final
+text. A patch is redacted in its added lines only (:meth:`Redactor.redact_patch`), so it still
+applies; the task has already masked them and said so (``patch_redacted``). A writer that fails for any reason is logged and replaced by a
+minimal file, and the other outputs are still written.
+
+The runner calls it in a child process (agentci.reports.child), so a signal is handled while a
+large patch is redacted.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import logging
+import os
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from pathlib import Path
+
+from agentci.events.types import VerifyResult
+from agentci.outcome import Status
+from agentci.reports.atomic import write_text_atomic
+from agentci.reports.junit import render_junit
+from agentci.reports.outdir import release_reserve
+from agentci.reports.redact import Redactor
+from agentci.reports.report import RunReport, TaskReport
+from agentci.reports.result import dumps, result_dict, run_output
+from agentci.reports.sarif import has_locations, render_sarif
+from agentci.reports.summary import render_summary
+
+log = logging.getLogger("agentci.reports")
+
+#: The reason of a run whose outputs could not all be written (``internal_error``, 70).
+UNWRITTEN = "writing outputs failed: "
+
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+#: What a folder of outputs holds besides task folders (a batch's merged files, a run's
+#: ``tasks/``): a name is never one of these, in any case.
+RESERVED_NAMES = frozenset(
+    name.lower()
+    for name in (
+        "events.jsonl", "patch.diff", "junit.xml", "result.json", "output.json", "summary.md",
+        "report.html", "sarif.json", "tasks", ".gitignore", ".agentci-out",
+    )
+)  # fmt: skip
+
+
+def task_dir_name(name: str) -> str:
+    """A recipe or task name as one folder name, different for different names: a name of
+    letters, digits, ``_.-`` that starts with a letter or digit is kept as it is (unless it is
+    one of :data:`RESERVED_NAMES`); any other becomes ``_<safe name>-<8 hex digits of its
+    sha256>`` (plain names never start with ``_``, so the two kinds never meet)."""
+    if _PLAIN_NAME.fullmatch(name) and name.lower() not in RESERVED_NAMES:
+        return name
+    digest = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return f"_{_SAFE_NAME.sub('_', name)[:80]}-{digest}"
+
+
+def redact_report(run: RunReport, redactor: Redactor) -> RunReport:
+    """A copy of ``run`` with every string redacted."""
+    r = redactor.redact
+
+    def task(t: TaskReport) -> TaskReport:
+        verify = [
+            VerifyResult.model_validate(redactor.redact_obj(v.model_dump())) for v in t.verify
+        ]
+        return dataclasses.replace(
+            t, name=r(t.name), reason=r(t.reason), summary=r(t.summary), model=r(t.model),
+            changed_files=[r(f) for f in t.changed_files], verify=verify,
+            extra=redactor.redact_obj(t.extra), output=redactor.redact_obj(t.output),
+            context_files=redactor.redact_obj(t.context_files),
+        )  # fmt: skip
+
+    return dataclasses.replace(
+        run, run_id=r(run.run_id), recipe=r(run.recipe), recipe_name=r(run.recipe_name),
+        reason=r(run.reason), tasks=[task(t) for t in run.tasks],
+    )  # fmt: skip
+
+
+class _PatchRedactor:
+    """A redactor for patch text: added lines only."""
+
+    def __init__(self, rd: Redactor) -> None:
+        self._rd = rd
+
+    def redact(self, text: str) -> str:
+        return self._rd.redact_patch(text)[0]
+
+
+def _safely(
+    what: str,
+    path: Path,
+    render: Callable[[], str],
+    fallback: str,
+    rd: Redactor | _PatchRedactor,
+    check: Callable[[str], object] | None = None,
+    keep_bytes: bool = False,
+) -> str | None:
+    """Render, redact the final text, write atomically; fall back instead of raising.
+    Returns None, or what could not be written at all (a file system problem).
+
+    ``check`` parses the result (JSON, XML): if the final redaction pass broke the syntax (a
+    secret value that looks like markup), the text redacted at the data level is written instead.
+    """
+    try:
+        raw = render()
+        text = rd.redact(raw)
+        if check is not None and text != raw:
+            try:
+                check(text)
+            except Exception:
+                text = raw
+    except Exception as exc:  # never let one odd output stop the others
+        log.exception("could not render %s", what)
+        _warn(f"agentci: could not write {what} ({type(exc).__name__}); writing a minimal file")
+        text = fallback
+    try:
+        write_text_atomic(path, text, keep_bytes=keep_bytes)
+    except OSError as exc:  # a full disk, a lost mount: the message says it all
+        _warn(f"agentci: could not write {path}: {exc}")
+        return f"{path}: {exc}"
+    except Exception as exc:
+        log.exception("could not write %s", path)
+        _warn(f"agentci: could not write {path}: {exc}")
+        return f"{path}: {exc}"
+    return None
+
+
+def _warn(line: str) -> None:
+    from agentci.events.sinks import tell
+
+    tell(line)
+
+
+def write_outputs(
+    out_dir: Path,
+    run: RunReport,
+    patches: dict[str, str] | None,
+    redactor: Redactor,
+    *,
+    step_summary: bool = True,
+) -> list[str]:
+    """Write patch(es), junit.xml, result.json, output.json (when a task handed in a
+    structured answer), summary.md and report.html into ``out_dir`` (report.html reads the
+    events already in ``out_dir/events.jsonl``). Never raises; returns the files that could not
+    be written (empty when all were). A patch that could not be written makes result.json and
+    summary.md say ``internal_error`` (70), as the runner then does. ``patches=None`` leaves
+    the patch files as they are; ``step_summary=False`` does not append to
+    ``$GITHUB_STEP_SUMMARY`` (a rewrite)."""
+    out_dir = Path(out_dir)
+    failed: list[str | None] = []
+    release_reserve(out_dir)  # the space kept for these files
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        safe_run = redact_report(run, redactor)
+    except Exception as exc:
+        log.exception("could not prepare outputs")
+        _warn(f"agentci: could not prepare outputs in {out_dir}: {exc}")
+        safe_run = dataclasses.replace(run, tasks=[], reason=redactor.redact(str(run.reason)))
+
+    prd = _PatchRedactor(redactor)
+    names = [t.name for t in run.tasks] or list(patches or {})
+    if patches is None:
+        pass
+    elif len(names) <= 1:
+        patch = patches.get(names[0], "") if names else ""
+        failed.append(
+            _safely("patch.diff", out_dir / "patch.diff", lambda: patch, "", prd, keep_bytes=True)
+        )
+    else:
+        for name in names:
+            target = out_dir / "tasks" / task_dir_name(name) / "patch.diff"
+            text = patches.get(name, "")
+            failed.append(
+                _safely(
+                    f"patch.diff of {name}",
+                    target,
+                    functools.partial(str, text),
+                    "",
+                    prd,
+                    keep_bytes=True,
+                )  # fmt: skip
+            )
+
+    lost = [f for f in failed if f]
+    if lost:  # no output may say success when the patch is missing: the runner says the same
+        reason = UNWRITTEN + "; ".join(lost)
+        run = dataclasses.replace(run, status=Status.internal_error, exit_code=70, reason=reason)
+        safe_run = dataclasses.replace(safe_run, status=Status.internal_error, exit_code=70,
+                                       reason=redactor.redact(reason))  # fmt: skip
+    status = getattr(run.status, "value", str(run.status))
+    minimal_xml = (
+        '<?xml version="1.0" encoding="utf-8"?>\n<testsuites><testsuite name="agentci" tests="1">'
+        f'<testcase name="agent"><error type="{status}" message="{status}"/></testcase>'
+        "</testsuite></testsuites>\n"
+    )
+    if run.exit_code == 0:
+        minimal_xml = minimal_xml.replace(f'<error type="{status}" message="{status}"/>', "")
+    failed.append(
+        _safely(
+            "junit.xml",
+            out_dir / "junit.xml",
+            lambda: render_junit(safe_run),
+            minimal_xml,
+            redactor,
+            lambda t: ET.fromstring(t.encode("utf-8")),
+        )
+    )
+    minimal_json = dumps({"status": status, "exit_code": run.exit_code, "run_id": run.run_id})
+    failed.append(
+        _safely(
+            "result.json",
+            out_dir / "result.json",
+            lambda: dumps(redactor.redact_obj(result_dict(safe_run))),
+            minimal_json,
+            redactor,
+            json.loads,
+        )
+    )
+    output = run_output(safe_run)
+    if output is not None:  # the structured answer(s), valid against output.schema
+        failed.append(
+            _safely(
+                "output.json",
+                out_dir / "output.json",
+                lambda: dumps(redactor.redact_obj(output)),
+                "null\n",
+                redactor,
+                json.loads,
+            )
+        )
+    minimal_md = f"## agentci\n\nstatus `{status}`, exit code {run.exit_code}\n"
+    failed.append(
+        _safely(
+            "summary.md",
+            out_dir / "summary.md",
+            lambda: render_summary(safe_run),
+            minimal_md,
+            redactor,
+        )
+    )
+    failed.append(
+        _safely(
+            "report.html",
+            out_dir / "report.html",
+            lambda: _report_html(out_dir, safe_run, patches, redactor),
+            _minimal_html(status, run.exit_code),
+            redactor,
+        )
+    )
+    if has_locations(safe_run):
+        failed.append(
+            _safely(
+                "sarif.json",
+                out_dir / "sarif.json",
+                lambda: render_sarif(safe_run),
+                '{"version": "2.1.0", "runs": []}\n',
+                redactor,
+                json.loads,
+            )
+        )
+    if step_summary:
+        _append_step_summary(out_dir / "summary.md")
+    return [f for f in failed if f]
+
+
+def _report_html(
+    out_dir: Path, run: RunReport, patches: dict[str, str] | None, redactor: Redactor
+) -> str:
+    from agentci.reports.html_report import render_run_html
+
+    return render_run_html(out_dir, run, patches, redactor)
+
+
+def _minimal_html(status: str, exit_code: int) -> str:
+    from html import escape
+
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>agentci</title>'
+        f"</head><body><h1>agentci</h1><p>status {escape(status)}, exit code {exit_code}</p>"
+        "<p>The full report could not be written; see events.jsonl.</p></body></html>\n"
+    )
+
+
+def _append_step_summary(summary: Path) -> None:
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not target:
+        return
+    try:
+        text = summary.read_text(encoding="utf-8", errors="replace")
+        with open(target, "a", encoding="utf-8", errors="replace") as fh:
+            fh.write(text + "\n")
+    except Exception as exc:
+        _warn(f"agentci: could not append to GITHUB_STEP_SUMMARY: {exc}")

@@ -1,0 +1,288 @@
+"""Checks made once a recipe is planned and before anything runs; failures are invalid_input.
+
+* Command-line budget overrides (``--max-turns``, ``--max-cost``, ``--timeout``) apply to every
+  task, including tasks that have a ``budget:`` of their own.
+* A cost budget (``max_cost_usd`` of a task or ``budget.total``) needs a price for every model
+  that may answer (the model, each fallback and the loop judge, each priced on its own:
+  ``model.pricing`` is the price of ``model.name`` only): agentci refuses to start rather than run with a cap it
+  cannot enforce.
+* Each model can be built: its name is one agentci can serve (a Gemini model, ``openai:NAME``,
+  ``replay:FILE`` or ``scripted:FILE``), a ``scripted:`` or ``replay:`` file exists and parses, and (for
+  ``run``, not ``validate``) a live model has an API key.
+* Each hook whose first word is a relative or absolute path names a file that exists.
+
+:func:`check_recipe` runs every check ``run`` makes before any model call and reports every
+problem it finds, each as ``file:line: key: message`` (``agentci validate`` prints them all).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentci.errors import InvalidInput, RecipeError, RecipeErrors
+from agentci.recipe.near_misses import did_you_mean, misspelt_model, tool_names, unmatched_tools
+from agentci.recipe.prompt_recipe import BUILTIN_FILE, RecipeFields
+from agentci.recipe.schema import ModelConfig, Recipe
+from agentci.run.plan import TaskPlan, merge_model, plan_tasks
+from agentci.run.template_checks import parameter_values, task_param_problems, template_problems
+
+#: Model names the google-genai SDK serves (Gemini and Gemma, by name or resource path).
+_LIVE_MODEL = re.compile(r"^(models/|tunedModels/)?(gemini|gemma|learnlm)-[\w.-]+$")
+
+
+def apply_budget_overrides(plans: list[TaskPlan], overrides: dict[str, Any]) -> None:
+    """Put the command line's budget values on top of every task's budget."""
+    if not overrides:
+        return
+    for plan in plans:
+        plan.budget = plan.budget.model_copy(update=overrides)
+
+
+def check_cost_budget_prices(recipe: Recipe, plans: list[TaskPlan]) -> None:
+    """Refuse a cost budget on a model without a known price (see the module docstring)."""
+    from agentci.providers.pricing import has_price
+
+    total_cost = recipe.budget.total is not None and recipe.budget.total.max_cost_usd is not None
+    for plan in plans:
+        if plan.budget.max_cost_usd is None and not total_cost:
+            continue
+        judge = recipe.loop_detection.model_check
+        judges = [judge.model] if judge.enabled and judge.model else []
+        for name in [plan.model.name, *plan.model.fallback_names(), *judges]:
+            if not has_price(name, plan.model.pricing_for(name)):
+                where = (
+                    "model.pricing: {input_per_mtok: ..., output_per_mtok: ...}"
+                    if name == plan.model.name
+                    else "a model with a known price as loop_detection.model_check.model"
+                    if name in judges
+                    else f"the fallback as {{name: {name}, pricing: {{input_per_mtok: ..., "
+                    "output_per_mtok: ...}}"
+                )
+                raise InvalidInput(
+                    f"task {plan.name}: budget.max_cost_usd is set but model {name!r} has no "
+                    f"known price; add {where} to the recipe, or drop the cost budget"
+                )
+
+
+def check_models(plans: list[TaskPlan], recipe_dir: Path) -> None:
+    """Build each task's provider once: a missing key, a missing or broken ``scripted:`` /
+    ``replay:`` file is reported now, in one line (building sends nothing to a model)."""
+    from agentci.providers import make_provider
+
+    seen: set[str] = set()
+    for plan in plans:
+        key = plan.model.model_dump_json()
+        if key not in seen:
+            seen.add(key)
+            make_provider(plan.model, base_dir=recipe_dir)
+
+
+def preflight(
+    recipe: Recipe, plans: list[TaskPlan], overrides: dict[str, Any], *, recipe_dir: Path
+) -> None:
+    """All checks above, in order; raises :class:`InvalidInput`."""
+    apply_budget_overrides(plans, overrides)
+    check_cost_budget_prices(recipe, plans)
+    check_models(plans, recipe_dir)
+
+
+@dataclass
+class CheckedRecipe:
+    """A recipe that passed every check: its typed parameter values and task plans."""
+
+    recipe: Recipe
+    values: dict[str, Any]
+    plans: list[TaskPlan]
+
+
+def check_recipe(
+    path: Path | None,
+    params: list[str],
+    *,
+    out_dir: Path | None = None,
+    overrides: dict[str, Any] | None = None,
+    live: bool = True,
+    fields: RecipeFields | None = None,
+) -> CheckedRecipe:
+    """Load ``path`` (None: the built-in recipe of ``--prompt``) with the command line's
+    ``fields`` and make every check of the module docstring; raise one
+    :class:`~agentci.errors.RecipeError` listing all problems (``live=False``: no API key
+    needed, the SDK is not imported). Files the recipe names are relative to its folder (the
+    working directory for the built-in recipe)."""
+    from agentci.recipe.load import builtin_recipe, load_recipe, source_of
+    from agentci.recipe.render import parse_assignments
+
+    # a recipe that does not parse can be checked no further
+    recipe = load_recipe(path, fields) if path else builtin_recipe(fields or RecipeFields())
+    recipe_dir = path.resolve().parent if path is not None else Path.cwd()
+    file: Path | str = path if path is not None else BUILTIN_FILE
+    if overrides:
+        recipe = recipe.model_copy(update={"budget": recipe.budget.model_copy(update=overrides)})
+    source = source_of(recipe)
+    problems: list[RecipeError] = []
+    try:
+        given = parse_assignments(params)
+    except InvalidInput as err:
+        problems.append(RecipeError(str(err), file=file))
+        given = {}
+    values = parameter_values(recipe, given, file, problems)
+    problems.extend(task_param_problems(recipe))
+    problems.extend(template_problems(recipe, values))
+    flag = fields is not None and fields.model is not None
+    problems.extend(_model_problems(recipe, recipe_dir, live=live, model_flag=flag))
+    problems.extend(_hook_problems(recipe, recipe_dir))
+    problems.extend(_rule_problems(recipe))
+    plans: list[TaskPlan] = []
+    if not problems:
+        from agentci.recipe.attachments import attach
+
+        plans = plan_tasks(recipe, values, out_dir or Path(recipe.outputs.dir))
+        try:
+            attach(recipe, plans, recipe_dir)
+        except RecipeError as err:
+            problems.append(err)
+        apply_budget_overrides(plans, overrides or {})
+        try:
+            check_cost_budget_prices(recipe, plans)
+        except InvalidInput as err:
+            problems.append(source.error(str(err), "budget", "max_cost_usd"))
+    if problems:
+        problems.sort(key=lambda p: (p.file != str(file), p.line or 0))
+        raise problems[0] if len(problems) == 1 else RecipeErrors(problems)
+    return CheckedRecipe(recipe, values, plans)
+
+
+def _models(recipe: Recipe) -> Iterator[tuple[tuple[int | str, ...], Any, ModelConfig]]:
+    """``(where, the model section as written, the model the task gets)``."""
+    yield ("model",), recipe.model, recipe.model
+    for i, task in enumerate(recipe.tasks or []):
+        if task.model is not None:
+            yield ("tasks", i, "model"), task.model, merge_model(recipe.model, task.model)
+
+
+def _model_problems(
+    recipe: Recipe, recipe_dir: Path, *, live: bool, model_flag: bool = False
+) -> list[RecipeError]:
+    """Each model name agentci cannot serve, each model file missing or broken, each missing
+    key (``live``); ``model_flag``: the model's name came from ``--model``, so its problems
+    are the flag's, not a recipe line's."""
+    from agentci.providers import make_provider, model_file
+    from agentci.providers.replay import load_cassette
+    from agentci.recipe.load import source_of
+
+    source = source_of(recipe)
+    problems: list[RecipeError] = []
+    for loc, written, model in _models(recipe):
+        bad_name = False
+        names: list[tuple[tuple[str | int, ...], str]] = (
+            [(("name",), written.name)] if written.name is not None else []
+        )
+        names += [(("fallback", i), name) for i, name in enumerate(written.fallback_names())]
+        for where, name in names:
+            if name.startswith(("replay:", "scripted:", "openai:")):
+                continue
+            if _LIVE_MODEL.match(name):
+                meant = misspelt_model(name)
+                if meant is not None:
+                    bad_name = True
+                    text = f"unknown model {name!r} (did you mean {meant!r}?)"
+                    problems.append(_model_error(source, text, loc, where, model_flag))
+                continue
+            bad_name = True
+            text = (
+                f"{name!r} is not a model agentci can serve: name a Gemini model "
+                "(gemini-2.5-flash, …), replay:FILE or scripted:FILE"
+            )
+            problems.append(_model_error(source, text, loc, where, model_flag))
+        offline = model.name.startswith(("replay:", "scripted:"))
+        if bad_name or not (offline or live):
+            continue
+        try:
+            if model.name.startswith("replay:") and not live:  # parse it without the SDK
+                path = model_file(model.name.removeprefix("replay:"), recipe_dir)
+                load_cassette(path, chunks=False)
+            else:
+                make_provider(model, base_dir=recipe_dir)
+        except RecipeError as err:  # the model's file is wrong at a known place
+            problems.extend(getattr(err, "errors", [err]))
+        except InvalidInput as err:
+            text = str(err).removeprefix("model.name: ")
+            if model_flag and written.name == model.name == recipe.model.name:
+                problems.append(RecipeError(text, key="--model"))
+            else:
+                problems.append(source.error(text, *loc, "name"))
+    return problems
+
+
+def _model_error(
+    source: Any,
+    text: str,
+    loc: tuple[int | str, ...],
+    where: tuple[int | str, ...],
+    model_flag: bool,
+) -> RecipeError:
+    """The problem of a model name: the ``--model`` flag's when it gave the name."""
+    if model_flag and loc == ("model",) and where == ("name",):
+        return RecipeError(text, key="--model")
+    return source.error(text, *loc, *where)
+
+
+def _rule_problems(recipe: Recipe) -> list[RecipeError]:
+    """Each policy rule naming a tool that does not exist (it would never match)."""
+    from agentci.recipe.load import source_of
+
+    source = source_of(recipe)
+    problems = []
+    for i, rule in enumerate(recipe.policy.rules):
+        for pattern in unmatched_tools(rule.tool):
+            hint = did_you_mean(pattern, tool_names())
+            problems.append(
+                source.error(
+                    f"no tool is named {pattern!r}, so the rule never matches{hint}",
+                    "policy",
+                    "rules",
+                    i,
+                    "tool",
+                )
+            )
+    return problems
+
+
+def _hook_problems(recipe: Recipe, recipe_dir: Path) -> list[RecipeError]:
+    from agentci.hooks.commands import is_inside, resolve_command
+    from agentci.recipe.load import source_of
+    from agentci.recipe.schema import STAGES
+
+    source = source_of(recipe)
+    problems = []
+    for stage in STAGES:
+        for i, hook in enumerate(getattr(recipe.hooks, stage)):
+            _, script = resolve_command(hook.command, recipe_dir)
+            relative = not hook.command.lstrip().startswith("/")
+            if script is not None and relative and not is_inside(script, recipe_dir):
+                problems.append(
+                    source.error(
+                        f"{hook.command!r}: hooks run from a private copy of the recipe's "
+                        "folder: a relative command names a file inside that folder (no '..')",
+                        "hooks",
+                        stage,
+                        i,
+                        "command",
+                    )
+                )
+            elif script is not None and not script.is_file():
+                problems.append(
+                    source.error(
+                        f"no such hook script: {script} (a relative path is taken from the "
+                        "recipe's folder)",
+                        "hooks",
+                        stage,
+                        i,
+                        "command",
+                    )
+                )
+    return problems

@@ -1,0 +1,211 @@
+"""A run: one recipe's tasks in order, the outputs, and the one exit code.
+
+Whatever ends the run — success, a failed task, a budget, a signal, a bug — the runner
+writes patch, JUnit, result.json and summary, and the last event is ``run_finished``.
+
+The run's end is decided once: the outputs are written by a child process (a large patch takes
+seconds to redact), so a signal that comes meanwhile still cancels the run — the child is killed
+and the run ends ``cancelled`` with the outputs that could be written. Once
+the outputs are written (:attr:`Runner.committed`), nothing changes the status or exit code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import time
+import uuid
+from pathlib import Path
+
+from agentci import __version__
+from agentci.events import types as ev
+from agentci.events.sinks import Emitter, utc_now
+from agentci.loop.budget import RunTotals
+from agentci.outcome import Status, exit_code_for, run_outcome
+from agentci.reports.redact import Redactor
+from agentci.reports.report import RunReport, TaskReport
+from agentci.reports.writer import UNWRITTEN, write_outputs
+from agentci.run.delivery import Delivery
+from agentci.run.plan import TaskPlan
+from agentci.run.task import RunSettings, TaskRun
+from agentci.usage import total
+
+
+def new_run_id() -> str:
+    """A short unique id for a run."""
+    return uuid.uuid4().hex[:12]
+
+
+class Runner:
+    """Runs the planned tasks of one recipe and writes the outputs."""
+
+    def __init__(
+        self,
+        settings: RunSettings,
+        plans: list[TaskPlan],
+        *,
+        out_dir: Path,
+        emitter: Emitter,
+        redactor: Redactor,
+        delivery: Delivery | None = None,
+    ) -> None:
+        self.settings = settings
+        self.delivery = delivery  # outputs.branch, --skip-if-proposed (run/delivery.py)
+        self.plans = plans
+        self.out_dir = out_dir
+        self.emitter = emitter
+        self.redactor = redactor
+        self.signal_name: str | None = None
+        self.current: TaskRun | None = None
+        self.started_at = ""  # ISO-8601 UTC, set when the run starts
+        self.committed = False  # the outputs hold the final status: no signal changes it now
+        self._writing: asyncio.Future[list[str]] | None = None
+        self.reports: list[TaskReport] = []  # the tasks finished so far (a crash keeps them)
+        self.patches: dict[str, str] = {}
+
+    def cancel(self, signal_name: str) -> None:
+        """Stop the running task (the tasks not started yet are not run), or the writing of
+        the outputs; ignored once the outputs are written."""
+        if self.committed:
+            return
+        self.signal_name = self.signal_name or signal_name
+        if self.current is not None:
+            self.current.cancel(signal_name)
+        if self._writing is not None and not self._writing.done():
+            self._writing.cancel()
+
+    async def run(self) -> RunReport:
+        """Run every task, write the outputs, emit ``run_finished``; return the report."""
+        started = time.monotonic()
+        self.started_at = utc_now()
+        recipe = self.settings.recipe
+        self.emitter.emit(
+            ev.RunStarted(
+                recipe=self.settings.recipe_label,
+                recipe_name=recipe.name,
+                tasks=[p.name for p in self.plans],
+                agentci_version=__version__,
+            )
+        )
+        reports, patches = self.reports, self.patches
+        if self.signal_name is not None:  # it came while the run was set up (run/early.py)
+            self.emitter.emit(ev.UserCancelled(signal=self.signal_name))
+        if recipe.budget.total is not None and self.settings.totals is None:
+            self.settings.totals = RunTotals(recipe.budget.total)
+        for plan in self.plans:
+            if self.signal_name is not None:
+                break
+            emit = functools.partial(self.emitter.emit, task=plan.name)
+            skipped = self.delivery.before_task(plan, emit) if self.delivery else None
+            if skipped is not None:
+                reports.append(skipped)
+                patches[plan.name] = ""
+                continue
+            task = (
+                self.delivery.task_run(plan, emit)
+                if self.delivery
+                else TaskRun(plan, self.settings, emit)
+            )
+            self.current = task
+            reports.append(await task.run())
+            task.budget.release()  # a reservation a cancelled call left on budget.total
+            patches[plan.name] = task.patch
+        self.current = None
+        if self.signal_name is not None:  # the tasks the signal came before
+            code = exit_code_for(Status.cancelled, signal_name=self.signal_name)
+            done = {r.name for r in reports}
+            for plan in self.plans:
+                if plan.name not in done:
+                    reason = f"cancelled by {self.signal_name} before it started"
+                    reports.append(TaskReport(plan.name, Status.cancelled, code, reason,
+                                              model=plan.model.name))  # fmt: skip
+                    patches[plan.name] = ""
+        status, code = run_outcome([(r.status, r.exit_code) for r in reports])
+        reason = next(
+            (f"{r.name}: {r.reason}" for r in reports if r.status == status and r.reason), ""
+        )
+        if self.signal_name is not None:
+            status, reason = Status.cancelled, f"cancelled by {self.signal_name}"
+            code = exit_code_for(status, signal_name=self.signal_name)
+        report = RunReport(
+            run_id=self.emitter.run_id,
+            recipe=self.settings.recipe_label,
+            recipe_name=recipe.name,
+            status=status,
+            exit_code=code,
+            reason=reason,
+            tasks=reports,
+            usage=total([r.usage for r in reports]),
+            duration_ms=int((time.monotonic() - started) * 1000),
+            started_at=self.started_at,
+        )
+        await self._finish(report, patches)
+        return report
+
+    async def _finish(self, report: RunReport, patches: dict[str, str]) -> None:
+        """Write the outputs off the event loop, then ``run_finished`` (see the module doc)."""
+        from agentci.reports.child import write_outputs_in_child
+
+        out, rd = self.out_dir, self.redactor
+        before = self.signal_name  # a signal the run has already ended on (and reported)
+        self._writing = asyncio.ensure_future(write_outputs_in_child(out, report, patches, rd))
+        try:
+            failed = await self._writing
+            if before is None and self.signal_name is not None:  # it ended the writer first
+                raise asyncio.CancelledError
+        except asyncio.CancelledError:
+            if self.signal_name is None or before is not None:
+                raise
+            report.status = Status.cancelled
+            report.exit_code = exit_code_for(Status.cancelled, signal_name=self.signal_name)
+            report.reason = f"cancelled by {self.signal_name} while the outputs were written"
+            self.emitter.emit(ev.UserCancelled(signal=self.signal_name))
+            failed = write_outputs(out, report, None, rd, step_summary=False)
+        finally:
+            self._writing = None
+        if failed and report.status is not Status.cancelled:
+            _mark_unwritten(report, failed, self.emitter)
+            with contextlib.suppress(Exception):
+                write_outputs(out, report, None, rd, step_summary=False)
+        self.committed = True
+        self.emitter.emit(_run_finished(report))
+
+
+def _mark_unwritten(report: RunReport, failed: list[str], emitter: Emitter) -> None:
+    """An output that could not be written makes the run ``internal_error`` (70)."""
+    reason = UNWRITTEN + "; ".join(failed)
+    emitter.emit(ev.Error(kind="internal_error", message=reason))
+    report.status, report.exit_code, report.reason = Status.internal_error, 70, reason
+
+
+def _run_finished(report: RunReport) -> ev.RunFinished:
+    return ev.RunFinished(
+        status=report.status.value,
+        exit_code=report.exit_code,
+        reason=report.reason,
+        usage=report.usage,
+        duration_ms=report.duration_ms,
+    )
+
+
+def finish_run(
+    report: RunReport,
+    patches: dict[str, str],
+    *,
+    out_dir: Path,
+    emitter: Emitter,
+    redactor: Redactor,
+) -> None:
+    """Write the outputs, then the final ``run_finished`` event. An output that could not be
+    written makes the run ``internal_error`` (70): a pipeline must not read success from a run
+    whose results are missing. The outputs that can be written are rewritten to say so."""
+    try:
+        failed = write_outputs(out_dir, report, patches, redactor)
+    except Exception as err:  # noqa: BLE001 - report the failure honestly, still finish
+        failed = [f"{type(err).__name__}: {err}"]
+    if failed:
+        _mark_unwritten(report, failed, emitter)
+        with contextlib.suppress(Exception):
+            write_outputs(out_dir, report, patches, redactor)
+    emitter.emit(_run_finished(report))
