@@ -15,6 +15,11 @@ docs/providers.md).
   output limit is sent only when the recipe sets ``model.max_output_tokens`` or a budget lowers
   it (``max_completion_tokens`` to OpenAI and Azure, ``max_tokens`` elsewhere, which local
   servers know); ``model.thinking_budget`` is not sent.
+* History cost: each message is converted to chat JSON once (:class:`ContentCache`) and the
+  history is handed to ``chat.completions.create`` through ``extra_body`` (the SDK's documented
+  way to add JSON to a request), not its typed ``messages``, which the SDK walks and transforms
+  on every call: at 400 messages that was about 0.9 s of CPU per call, now the JSON encoding of
+  the bytes sent.
 * The SDK does not retry (``max_retries=0``): retries, fallback and timeouts belong to
   :mod:`agentci.loop.chat`. 429 (with ``Retry-After`` / ``retry-after-ms``), 408 and 5xx, a
   cut or malformed stream and connection errors are transient; a quota that says "check your
@@ -168,7 +173,10 @@ class OpenAIProvider:
         """The keyword arguments of ``chat.completions.create`` for ``request``."""
         kwargs: dict[str, Any] = {
             "model": wire_model(request.model),
-            "messages": self.build_messages(request),
+            # the history goes in as ready JSON: the SDK's typed ``messages`` would be walked
+            # and converted again on every call (~4 ms per message), see the module docstring
+            "messages": [],
+            "extra_body": {"messages": self.build_messages(request)},
             "stream": True,
             "stream_options": {"include_usage": True},
         }

@@ -299,3 +299,17 @@ def test_a_refused_connection_to_a_loopback_base_url_fails_at_once() -> None:
     result = run(chat, request("go"))
     assert isinstance(result.error, ProviderFailed)
     assert "connection refused" in str(result.error) and not result.events("retry")
+
+
+def test_history_messages_are_converted_once(fake: FakeOpenAI) -> None:
+    fake.add({"function_calls": [READ]}, {"text": "done"})
+    chat = make_chat(fake)
+    req = request("go")
+    first = run(chat, req)
+    req.messages += [Message("model", first.final_parts()),
+                     Message("user", [ToolResultPart("call-1", "read_file", "x")])]  # fmt: skip
+    assert run(chat, req).error is None
+    assert isinstance(chat.provider, OpenAIProvider)
+    assert chat.provider._messages.conversions == 3  # each message once, over two calls
+    assert [m["role"] for m in fake.generate_requests[1].body["messages"]] == [
+        "system", "user", "assistant", "tool"]  # fmt: skip
