@@ -19,27 +19,27 @@ prompt: "Fix {{ target }}"
 """
 
 
-def test_version_does_not_import_the_sdk():
+def test_version_does_not_import_the_sdks():
     code = (
         "import sys; from agentci.cli import cli\n"
         "try:\n    cli(['--version'])\nexcept SystemExit:\n    pass\n"
-        "print('google.genai' in sys.modules)"
+        "print('google.genai' in sys.modules, 'openai' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.stdout.splitlines() == ["agentci, version 0.1.0", "False"]
+    assert done.stdout.splitlines() == ["agentci, version 0.1.0", "False False"]
 
 
-def test_validate_and_schema_do_not_import_the_sdk(tmp_path: Path):
+def test_validate_and_schema_do_not_import_the_sdks(tmp_path: Path):
     recipe = tmp_path / "r.yaml"
     recipe.write_text(GOOD)
     code = (
         "import sys; from agentci.cli import cli\n"
         f"for args in (['validate', {str(recipe)!r}, '-p', 'target=x'], ['schema']):\n"
         "    try:\n        cli(args)\n    except SystemExit:\n        pass\n"
-        "print('google.genai' in sys.modules)"
+        "print('google.genai' in sys.modules, 'openai' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.stdout.splitlines()[-1] == "False"
+    assert done.stdout.splitlines()[-1] == "False False"
 
 
 def test_schema_prints_a_json_schema_of_recipes():
