@@ -67,6 +67,47 @@ def _schema_type(prop: dict[str, Any]) -> str:
     return kind + (f" ({', '.join(limits)})" if limits else "")
 
 
+_COMMAND_TOOLS = [
+    "",
+    "## Command tools",
+    "",
+    "`tools.commands` offers a recipe author's shell command to the model as a typed tool:",
+    "",
+    "```yaml",
+    "tools:",
+    "  commands:",
+    "    - name: run_tests",
+    "      description: Run the tests of one file or folder and show the result.",
+    "      parameters:",
+    "        type: object",
+    "        properties:",
+    "          path: {type: string, description: A test file or folder, e.g. tests/}",
+    "        required: [path]",
+    "        additionalProperties: false",
+    '      command: "python -m pytest -q {{ path }}"',
+    "      timeout_seconds: 300",
+    "policy:",
+    "  rules:",
+    "    - {tool: run_tests, decision: allow}",
+    "```",
+    "",
+    "- The arguments are validated against `parameters` (a JSON Schema of an object) before",
+    "  anything runs; invalid ones go back to the model with the schema's errors.",
+    "- `command` is a template whose every `{{ argument }}` is **shell-quoted**: `path` =",
+    "  `; rm -rf .` runs `python -m pytest -q '; rm -rf .'`, one argument. A list becomes one",
+    "  quoted word per item; a number, boolean or object its JSON text, quoted. An argument the",
+    "  model left out is an error unless the template tests `{% if path is defined %}`.",
+    "- Each argument is also in the command's environment as `ARG_<NAME>` (`ARG_PATH`; a",
+    '  string as it is, anything else as JSON), for commands that prefer `"$ARG_PATH"`.',
+    "- It runs like `run_shell_command`: bash in the workspace, in the sandbox when the task",
+    "  has one, its own process group, the tools' environment, `timeout_seconds` (default",
+    "  `budget.tool_timeout_seconds`), output capped; a non-zero exit is a result, not an error.",
+    "- Kind `execute`, judged by name: a rule naming the tool must allow it in `read_only` and",
+    "  `auto_edit` (`yolo` allows it); what the command does is the recipe author's business.",
+    "  A command tool cannot take a built-in tool's name or contain `__`.",
+]
+
+
 def tools_markdown() -> str:
     """docs/tools.md: the built-in tools as the model sees them."""
     from agentci.tools.registry import default_tools
@@ -100,6 +141,10 @@ def tools_markdown() -> str:
         f"With `output` in the recipe, the model also gets `{SubmitResult.name}` (kind "
         f"`{SubmitResult.kind.value}`): {SubmitResult.description} Its parameters are the "
         "recipe's `output.schema` ([structured output](structured-output.md)).",
+        "",
+        "The recipe can add tools of its own: [command tools](#command-tools) and the tools of",
+        "[MCP servers](mcp.md) (named `SERVER__tool`, with the server's JSON Schema).",
+        *_COMMAND_TOOLS,
     ]
     for tool in tools:
         spec = tool.spec()

@@ -4,23 +4,30 @@ project context files."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from agentci.context.memory import ProjectContext, load_context
 from agentci.events import types as ev
 from agentci.loop.prompts import PromptFacts, system_prompt
 from agentci.loop.state import State
+from agentci.recipe.tool_config import CommandTool
 from agentci.run.plan import TaskPlan
 from agentci.tools.base import Tool
+from agentci.tools.command import command_tool
 from agentci.tools.registry import default_tools
 from agentci.tools.submit import Answer, SubmitResult
 
 
-def task_tools(plan: TaskPlan, state: State) -> tuple[dict[str, Tool], Answer | None]:
-    """The task's tools by name, and the answer ``submit_result`` collects (None without
-    ``output``)."""
+def task_tools(
+    plan: TaskPlan, state: State, commands: Sequence[CommandTool] = ()
+) -> tuple[dict[str, Tool], Answer | None]:
+    """The task's tools by name — the built-in ones and the recipe's ``commands`` —, and the
+    answer ``submit_result`` collects (None without ``output``). MCP servers' tools are added
+    once the servers have started (:mod:`agentci.tools.mcp.servers`)."""
     tools = default_tools()
+    for config in commands:
+        tools[config.name] = command_tool(config)
     if plan.output_schema is None:
         return tools, None
     answer = Answer(plan.output_schema, plan.output_attempts, state)

@@ -97,9 +97,34 @@ class PolicyEngine:
 
     def decide(self, tool: Tool, args: BaseModel) -> Decision:
         """Decide one call (its arguments already validated)."""
+        if tool.judged_by_name:
+            return self._decide_by_name(tool)
         if tool.kind is ToolKind.execute:
             return self._decide_shell(tool, args)
         return self._decide_file(tool, args)
+
+    def _decide_by_name(self, tool: Tool) -> Decision:
+        """An MCP or command tool: rules naming it (without ``command`` or ``path``, which
+        only built-in tools have) decide, deny first; else ``yolo`` and reads (a server the
+        recipe trusts as read-only) are allowed, anything else is denied."""
+        rules = [
+            r
+            for r in self.rules
+            if r.tool_matches(tool.name) and r.rule.command is None and r.rule.path is None
+        ]
+        for r in rules:
+            if r.rule.decision == "deny":
+                return deny(r.label, r.rule.reason or f"denied by {r.label}")
+        for r in rules:
+            if r.rule.decision == "allow":
+                return allow(r.label, r.rule.reason)
+        if tool.kind is ToolKind.read or self.mode == "yolo":
+            return allow(f"mode:{self.mode}")
+        return deny(
+            f"mode:{self.mode}",
+            f"{tool.name} runs a program and no rule allows it in {self.mode} mode (no human "
+            f"to ask in CI); a rule `{{tool: {tool.name}, decision: allow}}` would",
+        )
 
     def _decide_file(self, tool: Tool, args: BaseModel) -> Decision:
         raw = getattr(args, "file_path", None) or getattr(args, "dir_path", None) or "."

@@ -24,19 +24,30 @@ def did_you_mean(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def tool_names() -> list[str]:
-    """Every tool a rule can name: the built-in tools and ``submit_result``."""
+def tool_names(commands: Iterable[str] = ()) -> list[str]:
+    """Every tool a rule can name: the built-in tools, ``submit_result`` and the recipe's
+    command tools."""
     from agentci.tools.registry import TOOL_CLASSES
     from agentci.tools.submit import SubmitResult
 
-    return [cls.name for cls in TOOL_CLASSES] + [SubmitResult.name]
+    return [cls.name for cls in TOOL_CLASSES] + [SubmitResult.name, *commands]
 
 
-def unmatched_tools(tool: str | list[str]) -> list[str]:
-    """The patterns of a rule's ``tool`` that match no tool (such a rule never applies)."""
-    names = tool_names()
+def unmatched_tools(
+    tool: str | list[str], commands: Iterable[str] = (), servers: Iterable[str] = ()
+) -> list[str]:
+    """The patterns of a rule's ``tool`` that match no tool (such a rule never applies). An MCP
+    server's tools are known only once it runs: a pattern ``SERVER__…`` naming one of
+    ``servers`` (its part before ``__`` matching the server's name) is taken as matching."""
+    names = tool_names(commands)
+    servers = list(servers)
     patterns = [tool] if isinstance(tool, str) else tool
-    return [p for p in patterns if not any(fnmatch.fnmatchcase(n, p) for n in names)]
+    return [
+        p
+        for p in patterns
+        if not any(fnmatch.fnmatchcase(n, p) for n in names)
+        and not ("__" in p and any(fnmatch.fnmatchcase(s, p.split("__")[0]) for s in servers))
+    ]
 
 
 def misspelt_model(name: str) -> str | None:

@@ -6,12 +6,10 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     PositiveInt,
     PrivateAttr,
@@ -19,21 +17,11 @@ from pydantic import (
     model_validator,
 )
 
+from agentci.recipe.fields import MAX_SECONDS, Price, Seconds, Strict, Usd
 from agentci.recipe.loops import LoopDetection
+from agentci.recipe.tool_config import Tools
 
-MAX_SECONDS = 10_000_000  # ~115 days: any longer wait is a typo, and stays finite arithmetic
-MAX_USD = 1_000_000
-
-#: A duration in seconds: positive, finite, at most MAX_SECONDS.
-Seconds = Annotated[float, Field(gt=0, le=MAX_SECONDS)]
-#: An amount of US dollars: positive, finite, at most MAX_USD.
-Usd = Annotated[float, Field(gt=0, le=MAX_USD)]
-#: A price in USD per million tokens.
-Price = Annotated[float, Field(ge=0, le=MAX_USD)]
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+_Strict = Strict
 
 
 class Pricing(_Strict):
@@ -509,6 +497,7 @@ class Recipe(_Strict):
     budget: Budget = Field(default_factory=Budget)
     guards: Guards = Field(default_factory=Guards)
     hooks: Hooks = Field(default_factory=Hooks)
+    tools: Tools = Field(default_factory=Tools)
     context: Context = Field(default_factory=Context)
     outputs: Outputs = Field(default_factory=Outputs)
     loop_detection: LoopDetection = Field(default_factory=LoopDetection)

@@ -141,9 +141,12 @@ def _launch(opts: LaunchOptions) -> int:
         if note:
             print(f"agentci: note: {note}", file=sys.stderr)
     from agentci.providers.openai_compat import key_env_names
+    from agentci.tools.mcp.launch import referenced
 
-    # an OpenAI-compatible model's key is masked whatever its variable is called
-    redactor = Redactor.from_environ(key_env_names(plan.model for plan in plans))
+    # an OpenAI-compatible model's key, and the variables MCP servers take (${VAR}), are
+    # masked whatever their names
+    keys = [*key_env_names(plan.model for plan in plans), *referenced(recipe.tools.mcp_servers)]
+    redactor = Redactor.from_environ(keys)
     emitter = Emitter(new_run_id(), _sinks(opts, out_dir, redactor))
     settings = RunSettings(
         recipe=recipe,

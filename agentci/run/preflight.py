@@ -238,8 +238,9 @@ def _rule_problems(recipe: Recipe) -> list[RecipeError]:
     source = source_of(recipe)
     problems = []
     for i, rule in enumerate(recipe.policy.rules):
-        for pattern in unmatched_tools(rule.tool):
-            hint = did_you_mean(pattern, tool_names())
+        commands = [c.name for c in recipe.tools.commands]
+        for pattern in unmatched_tools(rule.tool, commands, recipe.tools.mcp_servers):
+            hint = did_you_mean(pattern, tool_names(commands))
             problems.append(
                 source.error(
                     f"no tool is named {pattern!r}, so the rule never matches{hint}",

@@ -7,9 +7,10 @@ ended the task; the runner writes the outputs from them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from agentci.policy.sandbox import Sandbox
     from agentci.providers.gemini import SdkPaths
     from agentci.reports.redact import Redactor
+    from agentci.tools.base import Tool
     from agentci.verify.stage import ChangeCheck
 
 Emit = Callable[[ev.Event], object]
@@ -380,7 +382,7 @@ class TaskRun:
             plan, workspace=workspace, env=env, emit=self.emit, sandbox=verify_box,
             no_progress=recipe.loop_detection.no_progress,
         )  # fmt: skip
-        tools, answer = task_tools(plan, self.state)
+        tools, answer = task_tools(plan, self.state, recipe.tools.commands)
         ctx = ToolContext(
             workspace=workspace,
             env=env,
@@ -408,7 +410,37 @@ class TaskRun:
                 answer=answer,
             )
 
-        await self._run_checked(session, workspace)
+        async with self._mcp_servers(workspace, env, sandbox, tools):
+            await self._run_checked(session, workspace)
+
+    @contextlib.asynccontextmanager
+    async def _mcp_servers(
+        self, workspace: Path, env: dict[str, str], sandbox: Sandbox | None, tools: dict[str, Tool]
+    ) -> AsyncIterator[None]:
+        """The recipe's MCP servers, running (their tools added to ``tools``) for the block:
+        started before any model call (one that cannot start is ``invalid_input``), stopped
+        on every way out (docs/mcp.md)."""
+        servers = self.settings.recipe.tools.mcp_servers
+        if not servers:
+            yield
+            return
+        from agentci.reports.redact import Redactor
+        from agentci.tools.mcp.launch import referenced
+        from agentci.tools.mcp.servers import McpServers
+
+        redactor = self.settings.redactor or Redactor.from_environ(referenced(servers))
+        async with McpServers.start(
+            servers,
+            workspace=workspace,
+            tool_env=env,
+            sandbox=sandbox,
+            call_timeout=self.plan.budget.tool_timeout_seconds,
+            warn=lambda text: self.emit(ev.Error(kind="mcp_tool_skipped", message=text)),
+            redact=redactor.redact,
+            taken=set(tools),
+        ) as started:
+            tools.update(started.tools)
+            yield
 
     async def _run_checked(self, new_session: Callable[[], Session], workspace: Path) -> None:
         """Baseline verify, the patch baseline, then the session; after each, guards + verify

@@ -74,6 +74,9 @@ class Tool(ABC):
     kind: ClassVar[ToolKind]
     description: ClassVar[str]
     Args: ClassVar[type[BaseModel]]
+    #: The policy judges a call by the tool's name alone, by rules naming it, never by the
+    #: mode's defaults for shell commands (MCP and command tools: what they do is their own).
+    judged_by_name: ClassVar[bool] = False
 
     def spec(self) -> ToolSpec:
         """The function declaration the model sees."""

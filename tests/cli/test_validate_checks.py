@@ -144,3 +144,23 @@ def test_an_undefined_template_variable_names_the_parameter_meant(tmp_path: Path
         f"agentci: {recipe}:6: prompt: template error: 'traget' is undefined (did you mean "
         "'target'?)"
     )
+
+
+def test_rules_may_name_the_recipes_own_tools_and_an_mcp_servers_tools(tmp_path: Path):
+    recipe, done = _validate(
+        tmp_path,
+        "version: 1\nname: t\nmodel: {name: gemini-2.5-flash}\nprompt: p\n"
+        "tools:\n"
+        "  mcp_servers: {github: {command: [github-mcp-server, stdio]}}\n"
+        "  commands: [{name: run_tests, description: d, command: pytest}]\n"
+        "policy:\n  rules:\n"
+        "    - {tool: [run_tests, 'github__*', github__add_issue_comment], decision: allow}\n"
+        "    - {tool: [run_test, gihub__get_issue], decision: deny}\n",
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[:-1] == [
+        f"agentci: {recipe}:11: policy.rules.1.tool: no tool is named 'run_test', so the rule "
+        "never matches (did you mean 'run_tests'?)",
+        f"agentci: {recipe}:11: policy.rules.1.tool: no tool is named 'gihub__get_issue', so "
+        "the rule never matches",
+    ]
