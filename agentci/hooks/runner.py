@@ -105,7 +105,7 @@ class HookRunner:
         self._protected: list[Path] = []
         self.max_continuations = config.max_continuations
         self.started = False  # session_start ran: session_end will run when the task ends
-        self.results: list[HookResult] = []  # every hook run of the task (hooks.facts)
+        self.results: list[HookResult] = []  # every hook run of the task (reports.hook_facts)
         if not config.any:
             self.home = recipe_dir
             return

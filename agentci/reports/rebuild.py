@@ -3,8 +3,9 @@
 The outputs of a run are written from the report the runner holds; a replay only has
 ``events.jsonl``. The events say almost everything: the run and task outcomes
 (``run_finished``, ``task_finished``), the model's last message (the task's last ``content``),
-the verify runs and what they changed test by test. What only result.json holds — the guards,
-the patch facts — is taken from a ``result.json`` of the same run when one is given.
+the verify runs and what they changed test by test, what the hooks decided (``hook_result``).
+What only result.json holds — the guards, the patch facts — is taken from a ``result.json`` of
+the same run when one is given.
 
 A log without ``run_finished`` (the process was killed, or still runs) has no outcome to show:
 it becomes ``internal_error`` (70) with a reason that says the log ends early, and so does each
@@ -19,6 +20,7 @@ from typing import Any
 from agentci.events import types as ev
 from agentci.events.read import AnyEvent
 from agentci.outcome import Status
+from agentci.reports.hook_facts import hook_facts
 from agentci.reports.report import RunReport, TaskReport
 from agentci.usage import total
 
@@ -39,6 +41,7 @@ class _TaskFacts:
         self.report = TaskReport(name=name, status=Status.internal_error, exit_code=70)
         self.finished = False
         self.seen = False
+        self.hooks: list[ev.HookResult] = []
 
     def add(self, event: ev.Event) -> None:
         t = self.report
@@ -58,6 +61,8 @@ class _TaskFacts:
                 t.usage = event.totals
             case ev.VerifyResult():
                 t.verify.append(event)
+            case ev.HookResult():
+                self.hooks.append(event)
             case ev.TaskFinished():
                 self.finished = True
                 t.status, t.exit_code = _status(event.status), event.exit_code
@@ -103,6 +108,8 @@ def report_from_events(
         if not facts.finished:
             facts.report.reason = facts.report.reason or UNFINISHED
         facts.report.extra = _verify_extra(facts.report.verify)
+        if facts.hooks:
+            facts.report.extra["hooks"] = hook_facts(facts.hooks)
     _add_result_extras(run, result)
     if finished is not None:
         run.status, run.exit_code = _status(finished.status), finished.exit_code

@@ -1,6 +1,6 @@
 """summary.md's "Hooks" section: every hook that ran, what it decided how often, and each
 decision that was more than a plain ``continue`` (a deny, rewrite, block or stop) or a failed
-hook, with its reason — from each task's ``extra["hooks"]`` (:mod:`agentci.hooks.facts`)."""
+hook, with its reason — from each task's ``extra["hooks"]`` (:mod:`agentci.reports.hook_facts`)."""
 
 from __future__ import annotations
 

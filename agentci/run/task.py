@@ -326,7 +326,7 @@ class TaskRun:
         for event in events:
             self.emit(event)
         if self.hooks is not None and self.hooks.results:
-            from agentci.hooks.facts import hook_facts
+            from agentci.reports.hook_facts import hook_facts
 
             report.extra["hooks"] = hook_facts(self.hooks.results)
 

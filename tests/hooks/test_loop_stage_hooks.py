@@ -4,12 +4,13 @@ SDK against the fake Gemini server, real hook scripts in the recipe's folder, a 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 from hook_helpers import script
 
-from agentci.testing.cli import Run, run_recipe
+from agentci.testing.cli import Run, agentci, run_recipe
 from agentci.testing.fake_gemini import FakeGemini, RecordedRequest
 from agentci.testing.repo import commit_repo
 
@@ -121,6 +122,14 @@ def test_after_agent_blocks_twice_then_accepts_and_its_reasons_reach_the_model(t
     html = (tmp_path / "out" / "report.html").read_text()
     assert html.count("hook hooks.after_agent[0] · exit 0 · block") == 2
     assert "run the tests first (check 2)" in html
+    alone = tmp_path / "log" / "events.jsonl"  # the log alone, without result.json
+    alone.parent.mkdir()
+    shutil.copy(tmp_path / "out" / "events.jsonl", alone)
+    replayed = agentci("replay", str(alone), "--format", "summary")
+    assert replayed.returncode == 0, replayed.stderr
+    assert "| `hooks.after_agent[0]` | ./ci/require-tests.py | 3 | 2 block, 1 continue |" in (
+        replayed.stdout
+    )
 
 
 def test_an_after_agent_hook_that_never_accepts_ends_the_task_blocked(tmp_path: Path):
