@@ -76,10 +76,10 @@ def _launch(opts: BatchOptions) -> int:
         for line in redactor.redact(str(err)).splitlines() or [""]:
             tell(f"agentci: error: {line}")
         return 2
-    from agentci.providers.openai_compat import key_env_names
+    from agentci.providers.registry import key_vars
 
-    # an OpenAI-compatible model's key is masked whatever its variable is called
-    redactor = Redactor.from_environ(key_env_names(t.plan.model for t in tasks))
+    # a model's key is masked whatever its variable is called
+    redactor = Redactor.from_environ(key_vars(t.plan.model for t in tasks))
 
     from agentci.batch.progress import Board, console_mode
     from agentci.batch.runner import BatchRunner

@@ -45,6 +45,7 @@ from agentci.events.sinks import Emitter, JsonlSink, Sink, utc_now
 from agentci.hooks.private import HookFiles
 from agentci.loop.totals import RunTotals
 from agentci.outcome import Status, exit_code_for, is_retryable
+from agentci.providers.registry import is_offline, warm_up
 from agentci.recipe.schema import Recipe
 from agentci.reports.outdir import release_reserve
 from agentci.reports.redact import Redactor
@@ -115,7 +116,7 @@ class BatchRunner:
             if r.budget.total is not None
         }
         self.hook_files = {name: HookFiles() for name in self.recipes}
-        self.sdk_paths: Any = None
+        self.provider_state: dict[str, Any] = {}  # shared by the run's providers
         self.signal_name: str | None = None
         self.committed = False  # the merged outputs are written: no signal changes them
         self.running: dict[str, Runner] = {}
@@ -135,12 +136,12 @@ class BatchRunner:
     async def run(self) -> dict[str, Any]:
         """Run every task, write the merged outputs; return the merged result."""
         self.started_at = utc_now()
-        if any(not t.plan.model.name.startswith(("replay:", "scripted:")) for t in self.tasks):
-            from agentci.providers.gemini import SdkPaths
-
-            self.sdk_paths = SdkPaths()
+        models = [
+            n for t in self.tasks for n in (t.plan.model.name, *t.plan.model.fallback_names())
+        ]
+        if not all(is_offline(n) for n in models):
             # the SDK's import (about a second) overlaps the first tasks' workspaces and setup
-            asyncio.get_running_loop().run_in_executor(None, _import_sdk)
+            asyncio.get_running_loop().run_in_executor(None, warm_up, models)
         slots = asyncio.Semaphore(self.jobs)
         outputs = await asyncio.gather(*(self._one(t, slots) for t in self.tasks))
         done = [o for o in outputs if o is not None]
@@ -206,7 +207,7 @@ class BatchRunner:
             base_dir=self.base_dir,
             totals=self.totals.get(recipe.name),
             redactor=self.redactor,
-            sdk_paths=self.sdk_paths,
+            provider_state=self.provider_state,
             hook_files=self.hook_files[recipe.name],
         )
         plan = dataclasses.replace(task.plan, out_dir=out)
@@ -246,14 +247,6 @@ class BatchRunner:
         )
         finish_run(report, {task.plan.name: ""}, out_dir=out, emitter=emitter,
                    redactor=self.redactor)  # fmt: skip
-
-
-def _import_sdk() -> None:
-    """Import google-genai (the first model call would)."""
-    import contextlib
-
-    with contextlib.suppress(Exception):
-        import google.genai  # noqa: F401
 
 
 def _read(out: Path, task: BatchTask) -> TaskOutput:

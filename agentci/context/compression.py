@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from agentci.context.tokens import estimate_message
 from agentci.errors import Blocked, NoUsableAnswer, ProviderFailed
 from agentci.events import types as ev
+from agentci.finish import CUT
 from agentci.providers.base import Message, ModelChunk, ModelRequest, Part, TextPart
 
 if TYPE_CHECKING:
@@ -147,7 +148,7 @@ class Summary:
                     self.text += "".join(
                         p.text for p in item.parts if isinstance(p, TextPart) and not p.thought
                     )
-                    self.cut = self.cut or item.finish_reason == "MAX_TOKENS"
+                    self.cut = self.cut or item.finish in CUT
                     continue
                 if isinstance(item, ev.Retry):
                     self.text, self.cut = "", False  # the attempt's text is discarded

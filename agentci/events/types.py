@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 # Token and cost totals: the one usage type (agentci/usage.py), named for the event schema.
+from agentci.finish import Finish
 from agentci.usage import Usage as UsageTotals
 
 
@@ -252,10 +253,13 @@ class Usage(_Event):
 
 
 class TurnFinished(_Event):
-    """A model call ended; ``finish_reason`` as the API said it, ``tool_calls`` it asked for."""
+    """A model call ended: ``finish`` in agentci's words (stop, tool_calls, max_tokens,
+    max_tokens_in_thinking, safety, recitation, malformed_call, other), ``finish_reason`` as the
+    API said it, ``tool_calls`` it asked for."""
 
     type: Literal["turn_finished"] = "turn_finished"
     turn: int
+    finish: Finish | None = None
     finish_reason: str | None = None
     tool_calls: int = 0
 

@@ -41,11 +41,10 @@ from agentci.errors import BudgetExhausted
 from agentci.loop.state import State
 from agentci.loop.totals import Reservation, RunTotals
 from agentci.providers.base import ModelRequest
+from agentci.providers.registry import defaults_for
 from agentci.recipe.schema import Budget, ModelConfig
 from agentci.usage import Usage
 
-#: The output limit of current Gemini models (thinking included) when the recipe sets none.
-DEFAULT_MAX_OUTPUT_TOKENS = 65_536
 #: A call that could not even produce this many tokens of answer is not worth making.
 MIN_OUTPUT_TOKENS = 256
 
@@ -205,7 +204,7 @@ class BudgetTracker:
         prompt = (
             self.estimate_prompt_tokens(state, request) if prompt_tokens is None else prompt_tokens
         )
-        configured = request.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS
+        configured = request.max_output_tokens or defaults_for(request.model).max_output_tokens
         allowed = configured
         for limit, used, cap in self._token_caps(state):
             room = int(cap - used) - prompt
@@ -278,18 +277,13 @@ class BudgetTracker:
         return max(0, min(wanted, cap - state.tool_calls))
 
 
-#: Model families that think unless told not to (a clamped call then limits the thinking).
-THINKING_BY_DEFAULT = ("gemini-2.5", "gemini-3")
-
-
 def clamp_thinking(model: str, thinking_budget: int | None, allowed: int) -> int | None:
     """The thinking budget of a call whose answer may be at most ``allowed`` tokens: at most
     half of it, so that thinking cannot use the whole answer (0, thinking off, is kept; an unset
-    budget is left unset for models that do not think by default)."""
+    budget is left unset for models that do not think by default: the provider's table says)."""
     if thinking_budget == 0:
         return 0
-    name = model.removeprefix("models/")
-    if thinking_budget is None and not name.startswith(THINKING_BY_DEFAULT):
+    if thinking_budget is None and not defaults_for(model).thinks_by_default:
         return None
     half = max(allowed // 2, 1)
     if thinking_budget is None or thinking_budget < 0:

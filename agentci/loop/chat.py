@@ -47,6 +47,7 @@ from agentci.errors import (
     ProviderUnavailable,
 )
 from agentci.events.types import Error, Event, InvalidStream, ModelFallback, Retry
+from agentci.finish import BLOCKED, COMPLETE, CUT, Finish
 from agentci.providers.base import (
     Message,
     ModelChunk,
@@ -58,11 +59,22 @@ from agentci.providers.base import (
     TransientProviderError,
 )
 from agentci.providers.faults import QuotaExhausted
-from agentci.providers.finish import NUDGES, Outcome, classify
 from agentci.recipe.schema import ModelConfig
 from agentci.usage import Usage
 
 MAX_CORRECTIVE_RETRIES = 2
+
+NUDGES: dict[str, str] = {
+    "truncated": (
+        "Your previous answer reached the output token limit in the middle of a function call, "
+        "so the call was not executed. Make smaller steps (for example shorter edits) and call "
+        "the tool again."
+    ),
+    "default": (
+        "Your previous answer was empty or malformed and could not be used. Answer with text, "
+        "or call one of the available tools with valid arguments."
+    ),
+}
 
 
 class _Unusable(Exception):
@@ -246,7 +258,8 @@ class Chat:
         """One try: stream text through, hold calls back, judge the end. The last usage the
         API reported is kept in ``seen`` (a cut stream may have reported some)."""
         held: list[ToolCallPart] = []
-        finish: str | None = None
+        finish: Finish | None = None
+        said: str | None = None  # the API's own words for the finish
         last_version: str | None = None
         has_text = False
         async for chunk in self._timed(self.provider.stream(request)):
@@ -254,8 +267,8 @@ class Chat:
                 seen.usage = chunk.usage
             if chunk.block_reason:
                 raise Blocked(f"the prompt was blocked ({chunk.block_reason})")
-            if chunk.finish_reason is not None:
-                finish = chunk.finish_reason
+            if chunk.finish is not None or chunk.finish_reason is not None:
+                finish, said = chunk.finish, chunk.finish_reason or chunk.finish
             last_version = chunk.model_version or last_version
             calls = [p for p in chunk.parts if isinstance(p, ToolCallPart)]
             held.extend(calls)
@@ -264,24 +277,23 @@ class Chat:
             )
             if calls:
                 chunk = replace(chunk, parts=[p for p in chunk.parts if p not in calls])
-            chunk = replace(chunk, finish_reason=None)
+            chunk = replace(chunk, finish=None, finish_reason=None)
             if chunk.parts or chunk.usage is not None or chunk.model_version:
                 yield chunk
-        outcome = classify(finish)
-        if outcome is Outcome.BLOCKED:
-            raise Blocked(f"the model's output was blocked ({finish})")
-        if outcome is Outcome.TRUNCATED and held:
-            raise _Unusable("MAX_TOKENS in the middle of a function call", NUDGES["truncated"])
-        if outcome in (Outcome.INVALID, Outcome.CONTINUE):
-            reason = (
-                f"finish reason {finish}" if finish else "the stream ended without a finish reason"
-            )
-            raise _Unusable(reason, NUDGES["default"])
-        if outcome is Outcome.TRUNCATED and not held and not has_text:
+        if finish in BLOCKED:
+            raise Blocked(f"the model's output was blocked ({said})")
+        if finish in CUT and held:
+            raise _Unusable(f"{said} in the middle of a function call", NUDGES["truncated"])
+        if finish in CUT and not has_text:
             raise self._thought_out(seen.usage)
+        if finish not in COMPLETE and finish not in CUT:
+            reason = _finish_words(finish, said)
+            raise _Unusable(reason, NUDGES["default"])
         if not held and not has_text:
             raise _Unusable("empty reply (no text, no function call)", NUDGES["default"])
-        yield ModelChunk(parts=list(held), finish_reason=finish, model_version=last_version)
+        yield ModelChunk(
+            parts=list(held), finish=finish, finish_reason=said, model_version=last_version
+        )
 
     def _thought_out(self, usage: Usage | None) -> BudgetExhausted:
         """The whole output limit went to thinking (no text, no call): another try would
@@ -317,6 +329,15 @@ class Chat:
             aclose = getattr(it, "aclose", None)
             if aclose is not None:
                 await aclose()
+
+
+def _finish_words(finish: Finish | None, said: str | None) -> str:
+    """How an unusable end is named in events: agentci's word, and the API's when it differs."""
+    if finish is None and said is None:
+        return "the stream ended without a finish reason"
+    if finish is None or said is None or said == finish:
+        return f"finish reason {finish or said}"
+    return f"finish reason {finish} ({said})"
 
 
 def with_nudge(request: ModelRequest, nudge: str) -> ModelRequest:

@@ -1,6 +1,6 @@
 """Continuation: a final answer cut by the output limit is never accepted as it is.
 
-An answer without tool calls whose finish reason is ``MAX_TOKENS`` is unfinished. The loop
+An answer without tool calls whose finish is ``max_tokens`` is unfinished. The loop
 keeps it in the history and asks the model to go on from where it was cut (a new turn: each
 continuation is a model call that counts toward every budget), up to
 ``model.max_continuations`` times; the pieces are joined, and only a piece that ends normally
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agentci.errors import BudgetExhausted
-from agentci.providers.finish import Outcome, classify
+from agentci.finish import CUT, Finish
 
 CONTINUE_PROMPT = (
     "agentci: your answer was cut off by the output token limit. Continue exactly where it "
@@ -23,9 +23,9 @@ CONTINUE_PROMPT = (
 )
 
 
-def was_cut(finish_reason: str | None) -> bool:
-    """True when the answer stopped at the output limit (``MAX_TOKENS``)."""
-    return classify(finish_reason) is Outcome.TRUNCATED
+def was_cut(finish: Finish | None) -> bool:
+    """True when the answer stopped at the output limit (``max_tokens``)."""
+    return finish in CUT
 
 
 @dataclass

@@ -118,7 +118,10 @@ class Session:
                 yield event
             calls = turn.tool_calls
             yield ev.TurnFinished(
-                turn=state.turns, finish_reason=turn.finish_reason, tool_calls=len(calls)
+                turn=state.turns,
+                finish=turn.finish,
+                finish_reason=turn.finish_reason,
+                tool_calls=len(calls),
             )
             self.budget.after_turn(state)
             if turn.parts:
@@ -130,7 +133,7 @@ class Session:
                 continue
             if not calls:
                 text = turn.message.text
-                if was_cut(turn.finish_reason):  # unfinished: ask for the rest
+                if was_cut(turn.finish):  # unfinished: ask for the rest
                     state.final_text = (self.continuation.text + text).strip()
                     nudge = self.continuation.cut(text)
                     state.messages.append(Message(role="user", parts=[TextPart(nudge)]))

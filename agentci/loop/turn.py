@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
 from agentci.events import types as ev
+from agentci.finish import Finish
 from agentci.loop.chat import CallMeter, Chat
 from agentci.providers.base import (
     Message,
@@ -50,6 +51,7 @@ class Turn:
         self.watch = watch
         self.stopped: Any | None = None
         self.parts: list[Part] = []
+        self.finish: Finish | None = None
         self.finish_reason: str | None = None
         self.model_version: str | None = None
         self._pending: list[ev.Event] = []
@@ -64,6 +66,7 @@ class Turn:
 
     def _reset(self) -> None:
         self.parts = []
+        self.finish = None
         self.finish_reason = None
         self._pending = []
         self.stopped = None
@@ -103,8 +106,8 @@ class Turn:
             yield usage
 
     def _take(self, chunk: ModelChunk) -> None:
-        if chunk.finish_reason is not None:
-            self.finish_reason = chunk.finish_reason
+        if chunk.finish is not None or chunk.finish_reason is not None:
+            self.finish, self.finish_reason = chunk.finish, chunk.finish_reason
         if chunk.model_version:
             self.model_version = chunk.model_version
         for part in chunk.parts:

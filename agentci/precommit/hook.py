@@ -147,11 +147,14 @@ def _needs_a_key(path: Path) -> bool:
     """Whether the recipe's model is a live one and no key is set (the run failed for it)."""
     import os
 
-    from agentci.providers.gemini import has_credentials
+    from agentci.errors import InvalidInput
+    from agentci.providers.registry import has_credentials
     from agentci.recipe.load import load_recipe
 
-    name = load_recipe(path).model.name
-    return not name.startswith(("replay:", "scripted:")) and not has_credentials(os.environ)
+    try:
+        return not has_credentials(load_recipe(path).model, os.environ)
+    except InvalidInput:  # a model no provider serves: its own message said so
+        return False
 
 
 def _changed_files(out_dir: Path) -> list[str]:

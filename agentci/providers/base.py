@@ -7,11 +7,17 @@ what it receives into :class:`ModelChunk` objects; the loop never sees SDK types
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
+from agentci.finish import Finish
+from agentci.providers.defaults import ModelDefaults
 from agentci.usage import Usage
+
+if TYPE_CHECKING:
+    from agentci.recipe.schema import ModelConfig
 
 
 @dataclass
@@ -105,10 +111,14 @@ class ModelRequest:
 
 @dataclass
 class ModelChunk:
-    """One streamed piece of a model answer."""
+    """One streamed piece of a model answer.
+
+    ``finish`` is how the answer ended, in agentci's words (:mod:`agentci.finish`: the only
+    thing the loop reads); ``finish_reason`` is the API's own string for it, shown in the log."""
 
     parts: list[Part] = field(default_factory=list)
     usage: Usage | None = None  # usageMetadata as reported; the last report of a call counts
+    finish: Finish | None = None
     finish_reason: str | None = None
     block_reason: str | None = None
     model_version: str | None = None
@@ -143,3 +153,52 @@ class ProviderDegraded(TransientProviderError):
     def __init__(self, kind: str, message: str) -> None:
         self.kind = kind
         super().__init__(message)
+
+
+@dataclass
+class BuildContext:
+    """What building a provider may use besides the recipe's model section: the folder its
+    files are relative to, the environment (keys), and ``shared``: state the providers of one
+    run share (a dict per provider name, e.g. Gemini's SDK clients)."""
+
+    base_dir: Path
+    environ: Mapping[str, str]
+    shared: dict[str, Any] = field(default_factory=dict)
+
+
+def _no_defaults(model: str) -> ModelDefaults:
+    return ModelDefaults()
+
+
+@dataclass(frozen=True)
+class ProviderInfo:
+    """What a provider module tells the registry (its module-level ``PROVIDER``).
+
+    * ``name`` — the recipe's ``model.provider`` value and the name prefix (``name:MODEL``);
+    * ``build(model, context)`` — the provider for a task; ``model.name`` is the name without
+      the prefix; raises :class:`~agentci.errors.InvalidInput` (a missing key, a missing file);
+    * ``check(model, base_dir)`` — what ``agentci validate`` checks without a key, the network
+      or an SDK (a file exists and parses); None: nothing to check;
+    * ``defaults(name)`` — the provider's table: price, window, output limit, thinking;
+    * ``claims(name)`` — whether a name with no prefix and no ``model.provider`` is this
+      provider's (only Gemini claims names: ``gemini-…``, ``gemma-…``);
+    * ``known_models()`` — names for "did you mean";
+    * ``offline`` — needs no key and no network (replay, scripted);
+    * ``has_credentials(environ, model)`` — whether a key is there (None: always);
+    * ``key_note(environ)`` — a line about which key is sent, shown once per run (or None);
+    * ``key_vars(model)`` — the variables holding its key, masked in every output even when
+      their names do not look secret;
+    * ``warm_up()`` — an import worth starting early in a batch (the SDK), or None.
+    """
+
+    name: str
+    build: Callable[[ModelConfig, BuildContext], Provider]
+    check: Callable[[ModelConfig, Path], None] | None = None
+    defaults: Callable[[str], ModelDefaults] = _no_defaults
+    claims: Callable[[str], bool] | None = None
+    known_models: Callable[[], list[str]] = list
+    offline: bool = False
+    has_credentials: Callable[[Mapping[str, str], ModelConfig], bool] | None = None
+    key_note: Callable[[Mapping[str, str]], str | None] | None = None
+    key_vars: Callable[[ModelConfig], list[str]] | None = None
+    warm_up: Callable[[], None] | None = None

@@ -32,14 +32,17 @@ import json
 import logging
 import os
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, cast
 
 from agentci.errors import InvalidInput, ProviderFailed
+from agentci.providers import gemini_tables
 from agentci.providers.base import (
+    BuildContext,
     ModelChunk,
     ModelRequest,
     ProviderDegraded,
+    ProviderInfo,
     TransientProviderError,
 )
 from agentci.providers.faults import classify_http_error, is_loopback, refused
@@ -58,6 +61,7 @@ if TYPE_CHECKING:
     from agentci.recipe.schema import ModelConfig
 
 KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+PREFIX = "gemini:"
 #: ``kind`` of the ``error`` event when the private path is given up (see the module doc).
 PRIVATE_PATH_DISABLED = "sdk_private_path_disabled"
 DEFAULT_API_VERSION = "v1beta"
@@ -254,6 +258,8 @@ class GeminiProvider:
         if self._client_loop is not loop:  # some SDK versions bind async HTTP to one loop
             self._client, self._client_loop = None, loop
         client = self._get_client()
+        if request.model.startswith(PREFIX):  # model.provider: gemini
+            request = replace(request, model=request.model.removeprefix(PREFIX))
         contents = self.build_contents(request)
         decoder = StreamDecoder()
         if self.uses_raw_path():
@@ -334,3 +340,28 @@ def _map_error(e: Exception, *, endpoint: str = DEFAULT_BASE_URL) -> Exception:
             )
         return TransientProviderError(f"connection error to {endpoint}: {name}: {e}")
     return e
+
+
+def _build(model: ModelConfig, context: BuildContext) -> GeminiProvider:
+    paths = context.shared.setdefault("sdk_paths", SdkPaths())
+    return GeminiProvider.from_config(model, context.environ, paths=paths)
+
+
+def _import_sdk() -> None:
+    """Import google-genai (the first model call would)."""
+    import contextlib
+
+    with contextlib.suppress(Exception):
+        import google.genai  # noqa: F401
+
+
+PROVIDER = ProviderInfo(
+    name="gemini",
+    build=_build,
+    defaults=gemini_tables.defaults,
+    claims=lambda name: gemini_tables.NAME.match(name) is not None,
+    known_models=gemini_tables.known_models,
+    has_credentials=lambda environ, model: has_credentials(environ),
+    key_note=key_note,
+    warm_up=_import_sdk,
+)

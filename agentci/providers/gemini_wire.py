@@ -31,6 +31,7 @@ from agentci.providers.base import (
     ToolResultPart,
     ToolSpec,
 )
+from agentci.providers.gemini_tables import finish_of
 from agentci.usage import Usage
 
 if TYPE_CHECKING:
@@ -183,6 +184,7 @@ class StreamDecoder:
 
     def __init__(self) -> None:
         self._calls = 0
+        self._answered = False  # text or a function call arrived (not thoughts only)
 
     def decode(self, response: types.GenerateContentResponse) -> ModelChunk:
         chunk = ModelChunk(model_version=response.model_version)
@@ -200,9 +202,7 @@ class StreamDecoder:
             return chunk
         cand = response.candidates[0]
         chunk.finish_reason = _enum_str(cand.finish_reason)
-        if cand.content is None or not cand.content.parts:
-            return chunk
-        for p in cand.content.parts:
+        for p in cand.content.parts if cand.content is not None and cand.content.parts else []:
             sig = _sig_from_sdk(p.thought_signature)
             if p.function_call is not None:
                 fc = p.function_call
@@ -210,8 +210,11 @@ class StreamDecoder:
                 name = fc.name or ""
                 call_id = fc.id or f"{SYNTHETIC_ID_PREFIX}{name}-{self._calls}"
                 chunk.parts.append(ToolCallPart(call_id, name, dict(fc.args or {}), sig))
+                self._answered = True
             elif p.text is not None or sig:
                 chunk.parts.append(TextPart(p.text or "", bool(p.thought), sig))
+                self._answered = self._answered or bool(not p.thought and (p.text or "").strip())
+        chunk.finish = finish_of(chunk.finish_reason, answered=self._answered)
         return chunk
 
 

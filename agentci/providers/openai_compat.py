@@ -10,7 +10,7 @@ docs/providers.md).
 * Key: the variable ``model.api_key_env`` names, else ``OPENAI_API_KEY``. OpenAI's own endpoint
   needs one (a missing key is :class:`~agentci.errors.InvalidInput`); a server of your own
   (a base URL) may need none. The key's variable is masked in every output like any secret
-  (:func:`key_env_names` tells the run which one it is when its name does not look secret).
+  (the registry's ``key_vars`` tells the run which one it is when its name does not look secret).
 * Calls: streamed, ``stream_options.include_usage``, the tools as ``function`` tools; the
   output limit is sent only when the recipe sets ``model.max_output_tokens`` or a budget lowers
   it (``max_completion_tokens`` to OpenAI and Azure, ``max_tokens`` elsewhere, which local
@@ -32,12 +32,18 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from agentci.errors import Blocked, InvalidInput, ProviderFailed
-from agentci.providers.base import ModelChunk, ModelRequest, TransientProviderError
+from agentci.providers.base import (
+    BuildContext,
+    ModelChunk,
+    ModelRequest,
+    ProviderInfo,
+    TransientProviderError,
+)
 from agentci.providers.faults import classify_http_error, is_loopback, refused
 from agentci.providers.gemini_wire import ContentCache
 from agentci.providers.openai_wire import (
@@ -61,17 +67,6 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 LOOP_DEFAULT_MAX_OUTPUT = 65_536
 #: Hosts that take ``max_completion_tokens`` (and reject ``max_tokens`` for reasoning models).
 _COMPLETION_TOKENS_HOSTS = ("api.openai.com", ".openai.azure.com")
-
-
-def is_openai(model: ModelConfig) -> bool:
-    """Whether ``model`` is served by this provider (``provider: openai`` or the prefix)."""
-    return getattr(model, "provider", None) == "openai" or model.name.startswith(PREFIX)
-
-
-def key_env_names(models: Iterable[ModelConfig]) -> list[str]:
-    """The key variables the OpenAI-compatible models of a run read (for the redactor)."""
-    names = {getattr(m, "api_key_env", None) or KEY_VAR for m in models if is_openai(m)}
-    return sorted(names)
 
 
 def wire_model(name: str) -> str:
@@ -114,10 +109,10 @@ class OpenAIProvider:
     ) -> OpenAIProvider:
         """Build from the recipe's model section and the environment; checks the key first."""
         env = os.environ if environ is None else environ
-        key_var = getattr(model, "api_key_env", None) or KEY_VAR
+        key_var = model.api_key_env or KEY_VAR
         base_url = model.base_url or env.get(BASE_URL_VAR) or None
         key = env.get(key_var) or None
-        if key is None and (base_url is None or getattr(model, "api_key_env", None)):
+        if key is None and (base_url is None or model.api_key_env):
             where = "" if base_url is None else f" for {base_url}"
             raise InvalidInput(
                 f"model {model.name!r} needs an API key{where}: set {key_var}"
@@ -263,3 +258,23 @@ class OpenAIProvider:
                 f"broken stream from {self.endpoint}: {type(e).__name__}: {str(e)[:200]}"
             )
         return e
+
+
+def _build(model: ModelConfig, context: BuildContext) -> OpenAIProvider:
+    return OpenAIProvider.from_config(model, context.environ)
+
+
+def _has_key(environ: Mapping[str, str], model: ModelConfig) -> bool:
+    """A key, or a server of one's own that may need none (a base URL and no api_key_env)."""
+    key_var = model.api_key_env or KEY_VAR
+    own_server = (model.base_url or environ.get(BASE_URL_VAR)) and not model.api_key_env
+    return bool(environ.get(key_var) or own_server)
+
+
+PROVIDER = ProviderInfo(
+    name="openai",
+    build=_build,
+    has_credentials=_has_key,
+    key_vars=lambda model: [model.api_key_env or KEY_VAR],
+    known_models=lambda: ["gpt-4o", "gpt-4.1", "gpt-5", "o3", "o4-mini"],
+)

@@ -23,6 +23,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from agentci.finish import Finish
 from agentci.providers.base import (
     Message,
     ModelChunk,
@@ -41,8 +42,8 @@ SYNTHETIC_ID_PREFIX = "call_agentci_"
 #: Characters per token of the estimate made when a server reports no usage.
 CHARS_PER_TOKEN = 4
 
-#: OpenAI ``finish_reason`` → agentci's provider-neutral finish reason.
-FINISH: dict[str, str] = {
+#: OpenAI ``finish_reason`` → agentci's :data:`~agentci.finish.Finish`.
+FINISH: dict[str, Finish] = {
     "stop": "stop",
     "tool_calls": "tool_calls",
     "function_call": "tool_calls",
@@ -216,7 +217,9 @@ class StreamAssembler:
     def final(self) -> ModelChunk:
         """The last chunk: the calls and the neutral finish reason."""
         calls, ok = self.calls()
-        finish = FINISH.get(self.finish, "other") if self.finish is not None else None
+        finish: Finish | None = (
+            FINISH.get(self.finish, "other") if self.finish is not None else None
+        )
         if not ok and finish != "max_tokens":  # a call cut by the limit is the limit's doing
             finish = "malformed_call"
         elif finish == "stop" and calls:
@@ -228,7 +231,7 @@ class StreamAssembler:
             and self.chars["thought"]
         ):
             finish = "max_tokens_in_thinking"
-        return ModelChunk(parts=list(calls), finish_reason=finish)
+        return ModelChunk(parts=list(calls), finish=finish, finish_reason=self.finish)
 
     def estimate(self, prompt_chars: int) -> Usage:
         """Usage guessed from sizes, for a server that reported none (one token per

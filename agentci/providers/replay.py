@@ -25,14 +25,19 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentci import jsontext
 from agentci.errors import InvalidInput, ProviderFailed
-from agentci.providers.base import ModelChunk, ModelRequest
+from agentci.providers.base import BuildContext, ModelChunk, ModelRequest, ProviderInfo
+from agentci.providers.defaults import ModelDefaults
 from agentci.providers.gemini_wire import StreamDecoder, function_response_names, parse_response
+from agentci.providers.registry import model_file
+
+if TYPE_CHECKING:
+    from agentci.recipe.schema import ModelConfig
 
 
 class CassetteRequest(BaseModel):
@@ -135,3 +140,20 @@ class ReplayProvider:
                     f"{where}: expected tool results {expect.function_responses} in the last "
                     f"message, got {got}"
                 )
+
+
+def _build(model: ModelConfig, context: BuildContext) -> ReplayProvider:
+    return ReplayProvider.from_file(model_file(model.name, context.base_dir))
+
+
+def _check(model: ModelConfig, base_dir: Path) -> None:
+    load_cassette(model_file(model.name, base_dir), chunks=False)
+
+
+PROVIDER = ProviderInfo(
+    name="replay",
+    build=_build,
+    check=_check,
+    defaults=lambda name: ModelDefaults(free=True),
+    offline=True,
+)

@@ -19,18 +19,27 @@ import itertools
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentci.errors import InvalidInput, ProviderFailed, RecipeError
+from agentci.finish import FINISHES, Finish, as_finish
 from agentci.providers.base import (
+    BuildContext,
     ModelChunk,
     ModelRequest,
+    ProviderInfo,
     TextPart,
     ToolCallPart,
 )
+from agentci.providers.defaults import ModelDefaults
+from agentci.providers.gemini_tables import finish_of
+from agentci.providers.registry import model_file
 from agentci.usage import Usage
+
+if TYPE_CHECKING:
+    from agentci.recipe.schema import ModelConfig
 
 _ids = itertools.count(1)
 
@@ -48,8 +57,17 @@ class Reply:
     calls: list[ToolCallPart] = field(default_factory=list)
     thought: str = ""
     usage: Usage | None = None
-    finish_reason: str = "STOP"
+    finish_reason: str = "STOP"  # a Finish (``stop``, ``max_tokens``...) or Gemini's word for it
     delay_seconds: float = 0.0  # the answer comes after this long (a model's latency)
+
+    @property
+    def finish(self) -> Finish | None:
+        """How the reply ends in agentci's words (:mod:`agentci.finish`)."""
+        answered = bool(self.text.strip() or self.calls)
+        if self.finish_reason in FINISHES:
+            finish = as_finish(self.finish_reason)
+            return "max_tokens_in_thinking" if finish == "max_tokens" and not answered else finish
+        return finish_of(self.finish_reason, answered=answered)
 
 
 ReplyFn = Callable[[ModelRequest, int], Reply]
@@ -100,6 +118,7 @@ class ScriptedProvider:
         yield ModelChunk(
             parts=parts,
             usage=reply.usage or estimate_usage(request, reply),
+            finish=reply.finish,
             finish_reason=reply.finish_reason,
             model_version=f"{self.name}-1",
         )
@@ -157,3 +176,20 @@ class _ScriptReply(BaseModel):
 
 class _ScriptFile(BaseModel):
     replies: list[_ScriptReply]
+
+
+def _build(model: ModelConfig, context: BuildContext) -> ScriptedProvider:
+    return ScriptedProvider.from_file(model_file(model.name, context.base_dir))
+
+
+def _check(model: ModelConfig, base_dir: Path) -> None:
+    _build(model, BuildContext(base_dir, {}))
+
+
+PROVIDER = ProviderInfo(
+    name="scripted",
+    build=_build,
+    check=_check,
+    defaults=lambda name: ModelDefaults(free=True),
+    offline=True,
+)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -48,24 +47,6 @@ def unmatched_tools(
         if not any(fnmatch.fnmatchcase(n, p) for n in names)
         and not ("__" in p and any(fnmatch.fnmatchcase(s, p.split("__")[0]) for s in servers))
     ]
-
-
-def misspelt_model(name: str) -> str | None:
-    """The known model ``name`` is a misspelling of, or None.
-
-    A name that starts with a known one (``gemini-2.5-flash-001``, ``gemini-3-pro-preview``) is
-    a version of it, and one whose numbers differ (``gemini-3.5-pro``) may be a newer model:
-    neither is a typo."""
-    from agentci.providers.pricing import PRICES
-    from agentci.providers.windows import CONTEXT_WINDOWS
-
-    known = sorted(set(PRICES) | set(CONTEXT_WINDOWS))
-    if any(name.startswith(k) for k in known):
-        return None
-    digits = re.sub(r"\D", "", name)
-    alike = [k for k in known if re.sub(r"\D", "", k) == digits]
-    close = difflib.get_close_matches(name, alike, n=1, cutoff=_CUTOFF)
-    return close[0] if close else None
 
 
 def undefined_hint(template: str, values: Mapping[str, Any], env: Any) -> str:

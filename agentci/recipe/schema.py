@@ -56,12 +56,28 @@ class FallbackModel(_Strict):
 
 
 class ModelConfig(_Strict):
-    """Which model answers. ``replay:PATH`` replays a cassette; ``scripted:PATH`` a script.
+    """Which model answers, and which provider serves it (docs/providers.md).
+
+    ``provider`` (``gemini``, ``openai``, ``replay``, ``scripted``) may be left out: a name
+    with a provider prefix (``openai:gpt-4o``, ``replay:PATH``, ``scripted:PATH``) names it,
+    and a Gemini model name (``gemini-2.5-flash``) is Gemini's. With ``provider`` set, ``name``
+    and the fallbacks are that provider's models: they are read with its prefix
+    (``provider: openai`` + ``name: gpt-4o`` is ``openai:gpt-4o``).
 
     ``pricing`` is the price of ``name`` only; a fallback is priced by the built-in table, or
     by its own ``pricing`` when written as ``{name: ..., pricing: {...}}``."""
 
-    name: str = Field(min_length=1, description="gemini-2.5-flash, replay:PATH or scripted:PATH")
+    provider: str | None = Field(
+        default=None,
+        pattern=r"^[a-z][a-z0-9_]*$",
+        description="gemini | openai | replay | scripted (default: from the name: a "
+        "provider prefix such as openai:NAME, else gemini for Gemini model names).",
+    )
+    name: str = Field(
+        min_length=1,
+        description="gemini-2.5-flash, openai:NAME, replay:PATH or scripted:PATH (with "
+        "provider set: that provider's model name or file).",
+    )
     fallback: list[str | FallbackModel] = Field(
         default_factory=list,
         description="Models to switch to (for the rest of the task) when this one fails.",
@@ -69,7 +85,17 @@ class ModelConfig(_Strict):
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_output_tokens: PositiveInt | None = None
     thinking_budget: int | None = Field(default=None, ge=-1)
-    base_url: str | None = Field(default=None, description="Overrides GOOGLE_GEMINI_BASE_URL.")
+    base_url: str | None = Field(
+        default=None,
+        description="The provider's API endpoint: overrides GOOGLE_GEMINI_BASE_URL (gemini) "
+        "or OPENAI_BASE_URL (openai).",
+    )
+    api_key_env: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+        description="The environment variable that holds the API key (openai; default "
+        "OPENAI_API_KEY). Its value is masked in every output like any key.",
+    )
     pricing: Pricing | None = Field(default=None, description="The price of `name` only.")
     context_window: PositiveInt | None = Field(
         default=None,
@@ -94,6 +120,24 @@ class ModelConfig(_Strict):
         if parts.scheme not in ("http", "https") or not parts.hostname or " " in value:
             raise ValueError(f"{value!r} is not an http(s) URL such as https://host:port")
         return value
+
+    @model_validator(mode="after")
+    def _provider_prefix(self) -> ModelConfig:
+        """``provider: P`` reads ``name`` and each fallback as ``P:NAME`` (see the class doc)."""
+        p = self.provider
+        if p is None:
+            return self
+
+        def qualified(name: str) -> str:
+            return name if name.startswith(f"{p}:") else f"{p}:{name}"
+
+        if self.name is not None:
+            self.name = qualified(self.name)
+        self.fallback = [
+            qualified(f) if isinstance(f, str) else f.model_copy(update={"name": qualified(f.name)})
+            for f in self.fallback
+        ]
+        return self
 
     def fallback_names(self) -> list[str]:
         """The fallback models' names, in order."""

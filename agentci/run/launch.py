@@ -129,23 +129,18 @@ def _launch(opts: LaunchOptions) -> int:
         out_dir = opts.out_dir or _outputs_dir(opts.recipe)
         return invalid_input_exit(opts, out_dir, str(err), Redactor.from_environ())
 
-    live = any(
-        not name.startswith(("replay:", "scripted:"))
-        for plan in plans
-        for name in (plan.model.name, *plan.model.fallback_names())
-    )
-    if live and not opts.quiet:
-        from agentci.providers.gemini import key_note
+    if not opts.quiet:
+        from agentci.providers.registry import key_notes
 
-        note = key_note(os.environ)
-        if note:
+        models = [n for plan in plans for n in (plan.model.name, *plan.model.fallback_names())]
+        for note in key_notes(models, os.environ):
             print(f"agentci: note: {note}", file=sys.stderr)
-    from agentci.providers.openai_compat import key_env_names
+    from agentci.providers.registry import key_vars
     from agentci.tools.mcp.launch import referenced
 
-    # an OpenAI-compatible model's key, and the variables MCP servers take (${VAR}), are
-    # masked whatever their names
-    keys = [*key_env_names(plan.model for plan in plans), *referenced(recipe.tools.mcp_servers)]
+    # a model's key, and the variables MCP servers take (${VAR}), are masked whatever their
+    # names
+    keys = [*key_vars(plan.model for plan in plans), *referenced(recipe.tools.mcp_servers)]
     redactor = Redactor.from_environ(keys)
     emitter = Emitter(new_run_id(), _sinks(opts, out_dir, redactor))
     settings = RunSettings(

@@ -6,9 +6,10 @@
   that may answer (the model, each fallback and the loop judge, each priced on its own:
   ``model.pricing`` is the price of ``model.name`` only): agentci refuses to start rather than run with a cap it
   cannot enforce.
-* Each model can be built: its name is one agentci can serve (a Gemini model, ``openai:NAME``,
-  ``replay:FILE`` or ``scripted:FILE``), a ``scripted:`` or ``replay:`` file exists and parses, and (for
-  ``run``, not ``validate``) a live model has an API key.
+* Each model can be built: ``model.provider`` names a provider, each model name is one a
+  provider serves (:mod:`agentci.providers.registry`: a Gemini model, ``openai:NAME``,
+  ``replay:FILE``, ``scripted:FILE``…; a likely typo is named), a ``scripted:`` or ``replay:``
+  file exists and parses, and (for ``run``, not ``validate``) a live model has an API key.
 * Each hook whose first word is a relative or absolute path names a file that exists.
 
 :func:`check_recipe` runs every check ``run`` makes before any model call and reports every
@@ -17,21 +18,17 @@ problem it finds, each as ``file:line: key: message`` (``agentci validate`` prin
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agentci.errors import InvalidInput, RecipeError, RecipeErrors
-from agentci.recipe.near_misses import did_you_mean, misspelt_model, tool_names, unmatched_tools
+from agentci.recipe.near_misses import did_you_mean, tool_names, unmatched_tools
 from agentci.recipe.prompt_recipe import BUILTIN_FILE, RecipeFields
 from agentci.recipe.schema import ModelConfig, Recipe
 from agentci.run.plan import TaskPlan, merge_model, plan_tasks
 from agentci.run.template_checks import parameter_values, task_param_problems, template_problems
-
-#: Model names the google-genai SDK serves (Gemini and Gemma, by name or resource path).
-_LIVE_MODEL = re.compile(r"^(models/|tunedModels/)?(gemini|gemma|learnlm)-[\w.-]+$")
 
 
 def apply_budget_overrides(plans: list[TaskPlan], overrides: dict[str, Any]) -> None:
@@ -170,43 +167,35 @@ def _model_problems(
     """Each model name agentci cannot serve, each model file missing or broken, each missing
     key (``live``); ``model_flag``: the model's name came from ``--model``, so its problems
     are the flag's, not a recipe line's."""
-    from agentci.providers import make_provider, model_file
-    from agentci.providers.replay import load_cassette
+    from agentci.providers import registry
     from agentci.recipe.load import source_of
 
     source = source_of(recipe)
     problems: list[RecipeError] = []
     for loc, written, model in _models(recipe):
+        if written.provider is not None and written.provider not in registry.names():
+            try:
+                registry.check_provider(written.provider)
+            except InvalidInput as err:
+                problems.append(source.error(str(err), *loc, "provider"))
+            continue
         bad_name = False
         names: list[tuple[tuple[str | int, ...], str]] = (
             [(("name",), written.name)] if written.name is not None else []
         )
         names += [(("fallback", i), name) for i, name in enumerate(written.fallback_names())]
         for where, name in names:
-            if name.startswith(("replay:", "scripted:", "openai:")):
-                continue
-            if _LIVE_MODEL.match(name):
-                meant = misspelt_model(name)
-                if meant is not None:
-                    bad_name = True
-                    text = f"unknown model {name!r} (did you mean {meant!r}?)"
-                    problems.append(_model_error(source, text, loc, where, model_flag))
-                continue
-            bad_name = True
-            text = (
-                f"{name!r} is not a model agentci can serve: name a Gemini model "
-                "(gemini-2.5-flash, …), replay:FILE or scripted:FILE"
-            )
-            problems.append(_model_error(source, text, loc, where, model_flag))
-        offline = model.name.startswith(("replay:", "scripted:"))
-        if bad_name or not (offline or live):
+            text = _name_problem(name)
+            if text is not None:
+                bad_name = True
+                problems.append(_model_error(source, text, loc, where, model_flag))
+        if bad_name:
             continue
         try:
-            if model.name.startswith("replay:") and not live:  # parse it without the SDK
-                path = model_file(model.name.removeprefix("replay:"), recipe_dir)
-                load_cassette(path, chunks=False)
-            else:
-                make_provider(model, base_dir=recipe_dir)
+            if live:
+                registry.make_provider(model, base_dir=recipe_dir)
+            else:  # no key needed, no SDK imported
+                registry.check_model(model, recipe_dir)
         except RecipeError as err:  # the model's file is wrong at a known place
             problems.extend(getattr(err, "errors", [err]))
         except InvalidInput as err:
@@ -216,6 +205,17 @@ def _model_problems(
             else:
                 problems.append(source.error(text, *loc, "name"))
     return problems
+
+
+def _name_problem(name: str) -> str | None:
+    """Why no provider serves model ``name`` (or it is a likely typo of a known model)."""
+    from agentci.providers import registry
+
+    try:
+        meant = registry.misspelt(name)
+    except InvalidInput as err:
+        return str(err)
+    return f"unknown model {name!r} (did you mean {meant!r}?)" if meant else None
 
 
 def _model_error(

@@ -13,7 +13,7 @@ import traceback
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agentci.errors import (
     Blocked,
@@ -44,7 +44,6 @@ if TYPE_CHECKING:
     from agentci.hooks.runner import HookRunner
     from agentci.policy.rules import PolicyEngine
     from agentci.policy.sandbox import Sandbox
-    from agentci.providers.gemini import SdkPaths
     from agentci.reports.redact import Redactor
     from agentci.tools.base import Tool
     from agentci.verify.stage import ChangeCheck
@@ -68,7 +67,7 @@ class RunSettings:
     provider_factory: Callable[[TaskPlan], Provider] | None = None  # in-process model (tests)
     totals: RunTotals | None = None  # budget.total: what earlier tasks of the run used
     redactor: Redactor | None = None  # masks secrets in the patch (default: from the environment)
-    sdk_paths: SdkPaths | None = None  # shared by the run's Gemini providers (made lazily)
+    provider_state: dict[str, Any] = field(default_factory=dict)  # shared by the run's providers
     tasks_started: int = 0  # setup of a later task runs in the sandbox (agent work is there)
     hook_files: HookFiles = field(default_factory=HookFiles)  # hooks' private folder, at start
 
@@ -494,14 +493,10 @@ class TaskRun:
             return self.settings.provider_factory(self.plan)
         from agentci.providers import make_provider
 
-        if self.settings.sdk_paths is None:
-            from agentci.providers.gemini import SdkPaths
-
-            self.settings.sdk_paths = SdkPaths()
         provider = make_provider(
             self.plan.model,
             base_dir=self.settings.recipe_dir,
-            sdk_paths=self.settings.sdk_paths,
+            shared=self.settings.provider_state,
         )
         if self.settings.record is not None:
             from agentci.providers.recording import RecordingProvider

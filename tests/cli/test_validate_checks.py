@@ -61,8 +61,9 @@ def test_model_files_models_hooks_and_parameters_are_checked(tmp_path: Path):
         "hooks:\n  before_tool:\n    - {matcher: '*', command: './hooks/check.sh --x'}\n",
     )
     assert done.stderr.splitlines()[:-1] == [
-        f"agentci: {recipe}:3: model.name: 'gpt-4o' is not a model agentci can serve: name a "
-        "Gemini model (gemini-2.5-flash, …), replay:FILE or scripted:FILE",
+        f"agentci: {recipe}:3: model.name: 'gpt-4o' is not a model agentci can serve (did you "
+        "mean 'openai:gpt-4o'?): name a Gemini model (gemini-2.5-flash, …), or its provider with "
+        "model.provider or a prefix: gemini:NAME, openai:NAME, replay:FILE, scripted:FILE",
         f"agentci: {recipe}:5: parameters.target: has no default: pass -p target=VALUE (or set "
         "it in the params of task 'a')",
         f"agentci: {recipe}:8: tasks.0.model.name: no such file: {tmp_path / 'missing.yaml'}",

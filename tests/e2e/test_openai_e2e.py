@@ -162,3 +162,34 @@ def test_a_server_that_stays_down_is_provider_unavailable(tmp_path: Path) -> Non
     run, fake = small_run(tmp_path, [{"error": {"code": 503}}] * 4)
     assert_agree(run, "provider_unavailable", 75)
     assert len(fake.generate_requests) == 4
+
+
+PROVIDER_RECIPE = """\
+version: 1
+name: live
+model: {provider: openai, name: local-model, api_key_env: MY_LLM,
+        retry: {attempts: 2, initial_delay_seconds: 0.01, max_delay_seconds: 0.05}}
+prompt: Say hello.
+sandbox: none
+workspace: {path: ws}
+"""
+
+
+def test_model_provider_openai_sends_the_bare_name_and_the_key_api_key_env_names(
+    tmp_path: Path,
+) -> None:
+    """``provider: openai`` routes a name with no prefix; the key comes from the variable
+    ``model.api_key_env`` names, and it is masked in the outputs though its name looks
+    harmless."""
+    (tmp_path / "ws").mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path / "ws", check=True)
+    (tmp_path / "r.yaml").write_text(PROVIDER_RECIPE)
+    with FakeOpenAI([{"text": "Hello. The key was local-secret-value."}]) as fake:
+        env = {"OPENAI_BASE_URL": fake.api_base, "MY_LLM": "local-secret-value"}
+        run = run_recipe(tmp_path / "r.yaml", tmp_path / "out", cwd=tmp_path, env=env)
+        (sent,) = fake.generate_requests
+    assert_agree(run, "no_changes", 1)
+    assert sent.model == "local-model"
+    assert sent.headers["authorization"] == "Bearer local-secret-value"
+    assert [e.model for e in run.events if isinstance(e, ev.Usage)] == ["openai:local-model"]
+    assert run.result["summary"] == "Hello. The key was ***."

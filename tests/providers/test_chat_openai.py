@@ -165,7 +165,9 @@ def test_a_call_with_arguments_that_are_not_json_is_retried_with_a_nudge(fake: F
     fake.add({"chunks": [bad, _chunk({}, "tool_calls")]}, {"text": "recovered"})
     result = run(make_chat(fake), request("go"))
     assert result.error is None
-    assert [e.reason for e in result.events("invalid_stream")] == ["finish reason malformed_call"]
+    assert [e.reason for e in result.events("invalid_stream")] == [
+        "finish reason malformed_call (tool_calls)"
+    ]
     assert result.final_parts() == [TextPart("recovered")]
     nudged = fake.generate_requests[1].body["messages"][-1]["content"]
     assert nudged.startswith("go\n\nYour previous answer was empty or malformed")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentci.providers.pricing import PRICES, cost_for, has_price, price_for
+from agentci.providers.gemini_tables import PRICES
+from agentci.providers.pricing import cost_for, has_price, price_for
 from agentci.recipe.schema import Pricing
 from agentci.usage import Usage
 
