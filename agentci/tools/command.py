@@ -5,8 +5,8 @@ The model sends arguments that the tool's JSON Schema validates; the command lin
 recipe's template with every ``{{ argument }}`` shell-quoted
 (:mod:`agentci.recipe.shell_template`), and each argument is also in the environment as
 ``ARG_<NAME>``. It runs like ``run_shell_command``: in the workspace, in the sandbox when the
-task has one, in its own process group, with the tools' environment, a timeout and capped
-output. The policy judges it by name (kind ``execute``: a rule must allow it, except in
+task has one, in its own process group (which dies with agentci, even by SIGKILL), with the
+tools' environment, a timeout and capped output. The policy judges it by name (kind ``execute``: a rule must allow it, except in
 ``yolo``).
 """
 
@@ -64,6 +64,7 @@ class RecipeCommand(Tool):
                 timeout=timeout,
                 output_cap=ctx.outputs.keep_bytes if ctx.outputs else ctx.output_cap_chars,
                 sandbox=ctx.sandbox,
+                die_with_parent=True,
             )
         except OSError as exc:
             raise ToolFailure(f"could not start the command: {exc}") from None

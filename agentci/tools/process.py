@@ -117,10 +117,12 @@ async def run_process(
     killed. ``timed_out`` is True when the wall ``timeout`` (seconds) ran out. stdin is
     ``/dev/null`` unless ``stdin`` bytes are given (hooks): they are written, then closed;
     a command that does not read them is not an error. With ``die_with_parent`` the
-    command's group is killed also when agentci is (:mod:`agentci.tools.reaper`).
+    command's group is killed also when agentci is (:mod:`agentci.tools.reaper`; in the
+    sandbox bubblewrap's ``--die-with-parent`` and PID namespace do it — the watchdog, whose
+    parent there is bubblewrap, would end the command at once).
     """
     argv = _limited(command, max_file_bytes, max_processes)
-    if die_with_parent:
+    if die_with_parent and sandbox is None:
         from agentci.tools.reaper import dying_with_parent
 
         argv = dying_with_parent(argv)
