@@ -146,3 +146,19 @@ def test_an_http_server_on_loopback_is_called_with_its_headers(tmp_path: Path):
 def _listening(port: int) -> bool:
     with socket.socket() as s:
         return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_a_before_tool_hook_sees_an_mcp_call_by_name_and_may_rewrite_it(tmp_path: Path):
+    hooks = {"before_tool": [{"matcher": "demo__.*", "command": "./rename.sh"}]}
+    case = mcp_case(tmp_path, [call("demo__greet", {"name": "Ada"}), {"text": "ok"}], hooks=hooks)
+    hook = case.root / "rename.sh"
+    hook.write_text('#!/bin/sh\necho \'{"decision": "continue", "args": {"name": "Hook"}}\'\n')
+    hook.chmod(0o755)
+    run = case.run("-q")
+    assert run.code == 0, run.stderr
+    assert responses(run)["demo__greet"].output == (
+        "Hello, Hook! (from the demo server)\n\n"
+        '[hooks.before_tool[0] changed the arguments to: {"name": "Hook"}]'
+    )
+    (result,) = [e for e in run.events if e.type == "hook_result"]
+    assert result.args == {"name": "Hook"}
