@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import os
 import signal
+import subprocess
 import sys
 
 from mcp.server.mcpserver import MCPServer
@@ -34,6 +35,13 @@ def env_names() -> list[str]:
 def picture() -> Image:
     """A tiny PNG picture."""
     return Image(data=base64.b64decode(PNG), format="png")
+
+
+@app.tool()
+def run(command: str) -> str:
+    """Run a bash command and return its output (a server as dangerous as a shell)."""
+    done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, check=False)
+    return f"exit {done.returncode}\n{done.stdout}{done.stderr}"
 
 
 @app.tool()
