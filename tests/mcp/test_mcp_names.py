@@ -1,7 +1,12 @@
 """What the model is told about an MCP tool: its name (as Gemini accepts function names) and
-its result as text (images described, structured content kept)."""
+its result as text (images described, structured content kept); what validate does with a
+server (nothing: it is started by run only)."""
 
 from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
 
 import mcp_types as types
 
@@ -41,3 +46,21 @@ def test_an_image_is_described_and_structured_content_added_once():
         structured_content={"count": 2},
     )
     assert result_text(same) == '{"count": 2}'
+
+
+def test_validating_a_recipe_with_mcp_servers_neither_starts_them_nor_imports_the_sdk(
+    tmp_path: Path,
+):
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(
+        "version: 1\nname: v\nmodel: {name: gemini-2.5-flash}\nprompt: p\n"
+        "tools: {mcp_servers: {demo: {command: [no-such-server-program]}}}\n"
+        "policy: {rules: [{tool: 'demo__*', decision: allow}]}\n"
+    )
+    code = (
+        "import sys; from agentci.cli import cli\n"
+        f"try:\n    cli(['validate', {str(recipe)!r}])\nexcept SystemExit as e:\n    print(e.code)\n"
+        "print('mcp' in sys.modules, 'httpx2' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.splitlines()[-2:] == ["0", "False False"], done.stderr
