@@ -11,6 +11,7 @@ import click
 
 from agentci import __version__
 from agentci.cli.batch import batch_command
+from agentci.cli.cassette import cassette_group
 from agentci.cli.init import init_command
 from agentci.cli.matrix import matrix_command
 from agentci.cli.precommit import pre_commit_command
@@ -47,6 +48,7 @@ cli.add_command(pre_commit_command)
 cli.add_command(batch_command)
 cli.add_command(matrix_command)
 cli.add_command(report_group)
+cli.add_command(cassette_group)
 
 
 def _reserve_std_fds() -> None:

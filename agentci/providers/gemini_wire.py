@@ -28,7 +28,6 @@ from agentci.providers.base import (
     Part,
     TextPart,
     ToolCallPart,
-    ToolResultPart,
     ToolSpec,
 )
 from agentci.providers.gemini_tables import finish_of
@@ -233,50 +232,7 @@ def parse_response(raw: dict[str, Any], *, lenient: bool = False) -> types.Gener
         return types.GenerateContentResponse.model_validate(raw)
 
 
-def chunk_to_json(chunk: ModelChunk) -> dict[str, Any]:
-    """A :class:`ModelChunk` back as REST response JSON (for recordings and fakes)."""
-    out: dict[str, Any] = {}
-    parts = []
-    for p in chunk.parts:
-        if isinstance(p, TextPart):
-            j: dict[str, Any] = {"text": p.text}
-            if p.thought:
-                j["thought"] = True
-        elif isinstance(p, ToolCallPart):
-            call: dict[str, Any] = {"name": p.name, "args": p.args}
-            if (wid := _wire_id(p.id)) is not None:
-                call["id"] = wid
-            j = {"functionCall": call}
-        else:  # pragma: no cover - models never answer with tool results
-            continue
-        if p.signature:
-            j["thoughtSignature"] = p.signature
-        parts.append(j)
-    if parts or chunk.finish_reason:
-        cand: dict[str, Any] = {}
-        if parts:
-            cand["content"] = {"role": "model", "parts": parts}
-        if chunk.finish_reason:
-            cand["finishReason"] = chunk.finish_reason
-        out["candidates"] = [cand]
-    if chunk.block_reason:
-        out["promptFeedback"] = {"blockReason": chunk.block_reason}
-    if chunk.usage is not None:
-        u = chunk.usage
-        out["usageMetadata"] = {
-            "promptTokenCount": u.prompt_tokens,
-            "candidatesTokenCount": u.output_tokens,
-            "thoughtsTokenCount": u.thoughts_tokens,
-            "cachedContentTokenCount": u.cached_tokens,
-            "totalTokenCount": u.prompt_tokens + u.output_tokens + u.thoughts_tokens,
-        }
-    if chunk.model_version:
-        out["modelVersion"] = chunk.model_version
-    return out
-
-
-def function_response_names(message: Message | None) -> list[str]:
-    """Names of the tool results in ``message``, in order (cassette expectations)."""
-    if message is None:
-        return []
-    return [p.name for p in message.parts if isinstance(p, ToolResultPart)]
+def decode_rest(raw_chunks: list[dict[str, Any]]) -> list[ModelChunk]:
+    """One call's REST response chunks (a format-1 cassette's) as agentci chunks."""
+    decoder = StreamDecoder()
+    return [decoder.decode(parse_response(raw)) for raw in raw_chunks]

@@ -1,8 +1,9 @@
 """Record a live session as a cassette that ``model.name: replay:FILE`` plays back.
 
 :class:`RecordingProvider` wraps any provider and writes one cassette line per *completed*
-model call (see :mod:`agentci.providers.replay` for the format): the request's expectations
-(``model``, ``contents``, ``function_responses``) and the answer's chunks as Gemini JSON.
+model call, in format 2 of :mod:`agentci.providers.cassette`: the request's expectations
+(``model``, ``contents``, ``function_responses``) and the answer's chunks as the provider
+streamed them (provider-neutral: a replay needs no SDK).
 Calls that failed in transit (cut stream, 5xx, timeout) are not written — the chat layer
 retried them, and a replay takes the successful path directly. Unusable answers that arrived
 whole (empty reply, MALFORMED_FUNCTION_CALL...) are written, so a replay goes through the same
@@ -14,14 +15,13 @@ prefix of the session.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from agentci.providers.base import ModelChunk, ModelRequest, Provider
-from agentci.providers.gemini_wire import chunk_to_json, function_response_names
+from agentci.providers.cassette import call_line, function_response_names, header_lines
 
 
 class RecordingProvider:
@@ -34,7 +34,7 @@ class RecordingProvider:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         self.path.write_text(
-            f"# agentci cassette recorded {stamp}; replay with model.name: replay:FILE\n",
+            header_lines(f"agentci cassette recorded {stamp}; replay with model.name: replay:FILE"),
             encoding="utf-8",
         )
         self.calls = 0
@@ -60,7 +60,6 @@ class RecordingProvider:
         names = function_response_names(request.messages[-1] if request.messages else None)
         if names:
             expect["function_responses"] = names
-        line = {"request": expect, "chunks": [chunk_to_json(c) for c in chunks]}
         with self.path.open("a", encoding="utf-8") as f:
-            f.write(json.dumps(line, ensure_ascii=False) + "\n")
+            f.write(call_line(expect, chunks))
         self.calls += 1

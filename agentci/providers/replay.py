@@ -1,20 +1,9 @@
 """Replay a recorded model session from a cassette (``model.name: replay:PATH``).
 
-A cassette is JSONL, one line per model call, in order::
-
-    # comments and blank lines are skipped
-    {"request": {"model": "gemini-2.5-flash", "contents": 3, "function_responses": ["read_file"]},
-     "chunks": [{"candidates": [{"content": {"role": "model", "parts": [{"text": "Hi"}]},
-                                 "finishReason": "STOP"}]}]}
-
-``chunks`` are raw Gemini ``GenerateContentResponse`` objects as the REST API streams them
-(camelCase). ``request`` is optional and so is each expectation in it; present ones are
-checked against the live request:
-
-* ``model`` — the model name asked for (a recipe with ``model.name: replay:FILE`` asks for
-  ``replay:FILE`` itself, which matches any recorded name; a fallback model must match);
-* ``contents`` — the number of messages in the request;
-* ``function_responses`` — names of the tool results in the request's last message, in order.
+The cassette's format is :mod:`agentci.providers.cassette`: one line per model call, the
+answer's chunks as agentci streamed them (format 2, read without any SDK), or as Gemini's REST
+API sent them (format 1, the older one, still read). Each line's expectations are checked
+against the live request.
 
 A replay never invents answers: running out of lines or a failed expectation raises
 :class:`~agentci.errors.ProviderFailed`. A malformed cassette is
@@ -25,64 +14,21 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-from agentci import jsontext
-from agentci.errors import InvalidInput, ProviderFailed
+from agentci.errors import ProviderFailed
 from agentci.providers.base import BuildContext, ModelChunk, ModelRequest, ProviderInfo
+from agentci.providers.cassette import (
+    Cassette,
+    CassetteRequest,
+    function_response_names,
+    load_cassette,
+)
 from agentci.providers.defaults import ModelDefaults
-from agentci.providers.gemini_wire import StreamDecoder, function_response_names, parse_response
 from agentci.providers.registry import model_file
 
 if TYPE_CHECKING:
     from agentci.recipe.schema import ModelConfig
-
-
-class CassetteRequest(BaseModel):
-    """Optional expectations on the request of one call."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    model: str | None = None
-    contents: int | None = Field(default=None, ge=0)
-    function_responses: list[str] | None = None
-
-
-class CassetteCall(BaseModel):
-    """One model call: expectations and the streamed response chunks."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    request: CassetteRequest = Field(default_factory=CassetteRequest)
-    chunks: list[dict[str, Any]] = Field(min_length=1)
-
-
-def load_cassette(path: Path, *, chunks: bool = True) -> list[tuple[int, CassetteCall]]:
-    """Read a cassette; returns ``(line number, call)`` pairs. Raises InvalidInput.
-
-    ``chunks=False`` checks the lines' shape without parsing the chunks as Gemini responses
-    (which needs the SDK; ``agentci validate`` does not import it)."""
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise InvalidInput(f"{path}: cannot read cassette: {e}") from e
-    calls: list[tuple[int, CassetteCall]] = []
-    for n, raw_line in enumerate(data.splitlines(), start=1):
-        stripped = raw_line.strip()
-        if not stripped or stripped.startswith(b"#"):
-            continue
-        try:
-            call = CassetteCall.model_validate(jsontext.loads(stripped))
-            for raw in call.chunks if chunks else []:
-                parse_response(raw)
-        except (jsontext.NotJson, ValidationError) as e:
-            raise InvalidInput(f"{path}:{n}: not a cassette line: {e}") from None
-        calls.append((n, call))
-    if not calls:
-        raise InvalidInput(f"{path}: the cassette holds no model calls")
-    return calls
 
 
 class ReplayProvider:
@@ -90,8 +36,8 @@ class ReplayProvider:
 
     name = "replay"
 
-    def __init__(self, calls: list[tuple[int, CassetteCall]], source: str = "<cassette>") -> None:
-        self._calls = calls
+    def __init__(self, cassette: Cassette, source: str = "<cassette>") -> None:
+        self._cassette = cassette
         self._next = 0
         self.source = source
 
@@ -103,22 +49,21 @@ class ReplayProvider:
     @property
     def remaining(self) -> int:
         """Calls not replayed yet."""
-        return len(self._calls) - self._next
+        return len(self._cassette) - self._next
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
         """Yield the next recorded answer, after checking the request's expectations."""
         index = self._next
-        if index >= len(self._calls):
+        if index >= len(self._cassette):
             raise ProviderFailed(
                 f"replay {self.source}: model call {index + 1} has no recorded answer "
-                f"(the cassette holds {len(self._calls)} calls)"
+                f"(the cassette holds {len(self._cassette)} calls)"
             )
         self._next += 1
-        line, call = self._calls[index]
+        line, call = self._cassette.calls[index]
         self._check(call.request, request, f"replay {self.source}:{line} (call {index + 1})")
-        decoder = StreamDecoder()
-        for raw in call.chunks:
-            yield decoder.decode(parse_response(raw))
+        for chunk in self._cassette.answer(index):
+            yield chunk
 
     @staticmethod
     def _check(expect: CassetteRequest, request: ModelRequest, where: str) -> None:

@@ -48,7 +48,11 @@ def test_record_then_replay_gives_identical_chunks(fake: FakeGemini, tmp_path: P
     cfg = model_config()
     live = Chat(RecordingProvider(GeminiProvider.from_config(cfg, fake.env()), cassette), cfg)
     recorded = session(live)
-    lines = [json.loads(x) for x in cassette.read_text().splitlines() if not x.startswith("#")]
+    header, *lines = [
+        json.loads(x) for x in cassette.read_text().splitlines() if not x.startswith("#")
+    ]
+    assert header == {"agentci_cassette": 2}
+    assert lines[0]["chunks"][-1]["finish"] == "stop"  # agentci's chunks, not Gemini's JSON
     assert [x["request"] for x in lines] == [
         {"model": "gemini-2.5-flash", "contents": 1},
         {"model": "gemini-2.5-flash", "contents": 3, "function_responses": ["read_file"]},
