@@ -3,6 +3,7 @@ server outlives agentci, whether it ends by SIGTERM or is killed with SIGKILL.""
 
 from __future__ import annotations
 
+import json
 import signal
 import sys
 from pathlib import Path
@@ -81,3 +82,21 @@ def test_no_server_is_left_after_sigkill_of_agentci(tmp_path: Path, sandbox: str
         wait_for(lambda: not pids_with(marker), timeout=15, what="the server to end")
     finally:
         kill_all(pids_with(marker) + pids_with(f"sleep 60.{marker[-6:]}"))
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_sigterm_while_a_server_is_starting_ends_the_run_and_the_server(
+    tmp_path: Path, sandbox: str
+):
+    marker = f"sleep 300.{unique()[-6:]}"  # a server that never answers
+    server = {"command": ["bash", "-c", marker], "timeout_seconds": 600}
+    case = mcp_case(tmp_path, [{"text": "never asked"}], server=server, sandbox=sandbox)
+    proc = case.popen("-q")
+    wait_for(lambda: pids_with(marker), timeout=60, what="the server to start")
+    proc.send_signal(signal.SIGTERM)
+    try:
+        assert proc.wait(timeout=60) == 143
+        wait_for(lambda: not pids_with(marker), timeout=15, what="the server to end")
+    finally:
+        kill_all(pids_with(marker))
+    assert json.loads((case.out / "result.json").read_text())["status"] == "cancelled"

@@ -147,6 +147,8 @@ class McpConnection:
     async def _stop_keeper(self) -> None:
         self._stop.set()
         keeper = self._keeper
+        if keeper is not None and not keeper.done() and not self._ready.is_set():
+            keeper.cancel()  # still starting (a signal came): the SDK's shutdown is shielded
         if keeper is not None and not keeper.done():
             with contextlib.suppress(BaseException):
                 await asyncio.wait_for(asyncio.shield(keeper), STOP_SECONDS)

@@ -9,6 +9,7 @@ stops them all.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
@@ -129,9 +130,8 @@ class McpServers:
             self.tools[name] = made
 
     async def stop(self) -> None:
-        """Stop every server (in reverse order of start)."""
-        for conn in reversed(self.connections):
-            await conn.stop()
+        """Stop every server, all at once (each waits for its own to end)."""
+        await asyncio.gather(*(conn.stop() for conn in self.connections))
 
 
 def _match(name: str, glob: str) -> bool:
