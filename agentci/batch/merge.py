@@ -219,30 +219,31 @@ def merged_result(tasks: list[TaskOutput], not_run: dict[str, str] | None = None
 
 def merged_junit(tasks: list[TaskOutput]) -> str:
     """One suite per task, named ``recipe/task``, from each task's junit.xml."""
-    from junitparser import JUnitXml, TestSuite
+    from xml.etree import ElementTree as ET
 
     from agentci.reports.junit import junit_text, render_junit
     from agentci.reports.report import RunReport, TaskReport
 
-    xml = JUnitXml()
+    root = ET.Element("testsuites")
     for t in sorted(tasks, key=lambda t: t.key):
         name = t.recipe if t.name == t.recipe else t.key
         try:
-            read = JUnitXml.fromfile(str(t.source / "junit.xml"))
-            suites = [read] if isinstance(read, TestSuite) else list(read)
+            read = ET.fromstring((t.source / "junit.xml").read_bytes())
+            suites = [read] if read.tag == "testsuite" else read.findall("testsuite")
+            if not suites:
+                raise ValueError("no testsuite")
         except Exception:  # noqa: BLE001 - a missing or broken file: the task's outcome only
             task = t.task
             status = Status(task.get("status") or "internal_error")
             report = RunReport("", "", t.recipe, status, int(task.get("exit_code") or 70))
             report.tasks = [TaskReport(t.name, status, report.exit_code, task.get("reason", ""))]
-            suites = list(JUnitXml.fromstring(render_junit(report)))
-        for suite in suites[:1]:
-            suite.name = name
-            for case in suite:
-                case.classname = name
-            xml.add_testsuite(suite)
-    xml.update_statistics()
-    return junit_text(xml)
+            suites = ET.fromstring(render_junit(report)).findall("testsuite")
+        suite = suites[0]
+        suite.set("name", name)
+        for case in suite.iter("testcase"):
+            case.set("classname", name)
+        root.append(suite)
+    return junit_text(root)
 
 
 def merged_summary(result: dict[str, Any]) -> str:

@@ -22,26 +22,13 @@ parses, whatever the model or the tools printed.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
-
-from junitparser import Attr, Error, Failure, JUnitXml, Skipped, TestCase, TestSuite
+from xml.etree import ElementTree as ET
 
 from agentci.outcome import Status, is_retryable
 from agentci.reports.atomic import write_text_atomic
 from agentci.reports.report import RunReport, TaskReport
-
-
-class _Case(TestCase):
-    """A testcase with the ``status`` attribute test reporters show next to the result."""
-
-    status = Attr()
-
-
-class _Suite(TestSuite):
-    """A testsuite with the run's ``id``."""
-
-    id = Attr()
-
 
 ERROR_STATUSES = frozenset(
     {
@@ -75,30 +62,49 @@ def _status(task: TaskReport) -> str:
     return task.status.value if isinstance(task.status, Status) else str(task.status)
 
 
-def _case(name: str, classname: str, status: str | None, time: float | None = None) -> _Case:
-    case = _Case(name, classname=classname, time=time)
-    if status:
-        case.status = status
-    return case
+@dataclass
+class _Case:
+    """One ``<testcase>``: its outcome element (failure, error, skipped) and system-out."""
 
+    name: str
+    classname: str
+    status: str | None = None
+    time: float | None = None
+    result: tuple[str, str, str | None, str | None] | None = None  # tag, message, text, type
+    system_out: str | None = None
 
-def _result(kind: type[Failure] | type[Error], message: str, text: str | None, type_: str | None):
-    result = kind(message, type_)
-    if text:
-        result.text = text
-    return result
+    @property
+    def outcome(self) -> str:
+        return self.result[0] if self.result else "passed"
+
+    def element(self) -> ET.Element:
+        attrs = {"name": self.name, "classname": self.classname}
+        if self.time is not None:
+            attrs["time"] = repr(float(self.time))
+        if self.status:
+            attrs["status"] = self.status
+        case = ET.Element("testcase", attrs)
+        if self.result is not None:
+            tag, message, text, type_ = self.result
+            result = ET.SubElement(case, tag, {"message": message})
+            if type_:
+                result.set("type", type_)
+            result.text = text or None
+        if self.system_out:
+            ET.SubElement(case, "system-out").text = self.system_out
+        return case
 
 
 def _agent_case(name: str, task: TaskReport) -> _Case:
-    case = _case("agent", name, _status(task), task.duration_ms / 1000.0)
+    case = _Case("agent", name, _status(task), task.duration_ms / 1000.0)
     if task.summary and xml_safe(task.summary):
         case.system_out = xml_safe(task.summary)
     if task.exit_code != 0:
         message = xml_safe(f"{_status(task)}: {task.reason}" if task.reason else _status(task))
         if is_retryable(task.status):
             message += f" (retryable, exit {task.exit_code}: run it again later)"
-        kind = Error if task.status in ERROR_STATUSES else Failure
-        case.result = [_result(kind, message, message, _status(task))]
+        tag = "error" if task.status in ERROR_STATUSES else "failure"
+        case.result = (tag, message, message, _status(task))
     return case
 
 
@@ -108,56 +114,66 @@ def _verify_cases(name: str, task: TaskReport) -> list[_Case]:
 
     cases = []
     for info in [*verify_cases(task), *guard_cases(task)]:
-        case = _case(xml_safe(info.name), name, xml_safe(info.status) or None)
+        case = _Case(xml_safe(info.name), name, xml_safe(info.status) or None)
         msg = xml_safe(info.message)
         if info.outcome == "failed":
-            case.result = [_result(Failure, msg or "failed", msg or None, None)]
+            case.result = ("failure", msg or "failed", msg or None, None)
         elif info.outcome == "error":
-            case.result = [_result(Error, msg or "error", msg or None, None)]
+            case.result = ("error", msg or "error", msg or None, None)
         elif info.outcome == "skipped":
-            case.result = [Skipped(msg or "skipped")]
+            case.result = ("skipped", msg or "skipped", None, None)
         elif msg:
             case.system_out = msg
         cases.append(case)
     return cases
 
 
-def _suite(name: str, cases: list[_Case], run_id: str | None = None) -> _Suite:
-    suite = _Suite(name)
-    if run_id:
-        suite.id = run_id
-    for case in cases:
-        suite.add_testcase(case)
-    suite.update_statistics()
-    return suite
+#: The counts on ``<testsuite>`` and ``<testsuites>``, in the order test reporters print them.
+COUNTS = ("tests", "errors", "failures", "skipped")
+
+
+def _suite(root: ET.Element, name: str, cases: list[_Case], run_id: str | None = None) -> None:
+    """Append one ``<testsuite>`` to ``root``: the cases in one pass, counted once."""
+    outcomes = [case.outcome for case in cases]
+    counts = [len(cases), outcomes.count("error"), outcomes.count("failure")]
+    counts.append(outcomes.count("skipped"))
+    attrs = {"name": name} | ({"id": run_id} if run_id else {})
+    attrs |= {key: str(n) for key, n in zip(COUNTS, counts, strict=True)}
+    attrs["time"] = repr(sum(case.time or 0.0 for case in cases))
+    suite = ET.SubElement(root, "testsuite", attrs)
+    suite.extend(case.element() for case in cases)
 
 
 def render_junit(run: RunReport) -> str:
-    """The JUnit XML document for ``run`` (junitparser writes it; it reads verify's reports)."""
-    xml = JUnitXml()
+    """The JUnit XML document for ``run``, built in one pass (linear in the number of tests)."""
+    root = ET.Element("testsuites")
     for task in run.tasks:
         name = xml_safe(suite_name(run, task))
         cases = [_agent_case(name, task), *_verify_cases(name, task)]
-        xml.add_testsuite(_suite(name, cases, xml_safe(run.run_id)))
+        _suite(root, name, cases, xml_safe(run.run_id))
     if not run.tasks:  # a run that ended before any task (e.g. invalid input)
         name = xml_safe(run.recipe_name or "agentci")
         task = TaskReport(
             name="agent", status=run.status, exit_code=run.exit_code, reason=run.reason
         )
-        xml.add_testsuite(_suite(name, [_agent_case(name, task)]))
-    xml.update_statistics()
-    return junit_text(xml)
+        _suite(root, name, [_agent_case(name, task)])
+    return junit_text(root)
 
 
-def junit_text(xml: JUnitXml) -> str:
-    """``xml`` as an indented document (tabs), one element per line and no blank line: the
-    indentation a parsed report brings along is replaced, not added to (``report merge``
-    re-reads each task's junit.xml). Text inside an element (a failure's message) is kept as is."""
-    from xml.etree import ElementTree
-
-    root = ElementTree.fromstring(xml.tostring())
-    ElementTree.indent(root, space="\t")
-    body = ElementTree.tostring(root, encoding="unicode")
+def junit_text(root: ET.Element) -> str:
+    """``root`` (a ``<testsuites>`` element) as a document with its suites' totals on it,
+    indented with tabs, one element per line and no blank line. The indentation a parsed
+    report brings along is replaced, not added to (``report merge`` re-reads each task's
+    junit.xml); text inside an element (a failure's message) is kept as is."""
+    totals = dict.fromkeys(COUNTS, 0)
+    time = 0.0
+    for suite in root.iter("testsuite"):
+        for key in COUNTS:
+            totals[key] += int(suite.get(key) or 0)
+        time += float(suite.get("time") or 0)
+    root.attrib.update({key: str(n) for key, n in totals.items()} | {"time": repr(time)})
+    ET.indent(root, space="\t")
+    body = ET.tostring(root, encoding="unicode")
     return f'<?xml version="1.0" encoding="utf-8"?>\n{body}\n'
 
 

@@ -96,3 +96,23 @@ def test_the_merged_junit_xml_is_indented_without_blank_lines(tmp_path: Path) ->
     suites = load(tmp_path / "merged" / "junit.xml")
     assert set(suites) == {"fix-tests/one", "fix-tests/two"}
     assert suites["fix-tests/two"]["verify:t::a"][0].message == "boom\n  at line 3"
+
+
+def test_a_suite_of_twenty_thousand_tests_is_written_whole(tmp_path: Path) -> None:
+    # Written in one pass: junitparser's add_testcase recounted the suite on every case, so
+    # this file took minutes (over the test timeout) where it now takes well under a second.
+    outcomes = ["passed", "failed", "skipped", "error"]
+    tests = [(f"t::test_{i}", outcomes[i % 4], f"m{i}") for i in range(20_000)]
+    write_junit(tmp_path / "j.xml", run(task(verify=[verify(False, tests)])))
+    xml = JUnitXml.fromfile(str(tmp_path / "j.xml"))
+    suite = next(iter(xml))
+    assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (
+        20_001,
+        5_000,
+        5_000,
+        5_000,
+    )
+    assert (xml.tests, xml.failures, xml.errors, xml.skipped) == (20_001, 5_000, 5_000, 5_000)
+    cases = {c.name: c.result for c in suite}
+    assert isinstance(cases["verify:t::test_19997"][0], Failure)
+    assert cases["verify:t::test_19997"][0].message == "m19997"
