@@ -7,6 +7,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agentci.policy.sandbox import bwrap_problem
 from agentci.testing.case import tool_call, write_case
 
@@ -25,9 +27,14 @@ SHOW = {
 }
 
 
-def _case(tmp_path: Path, script: list[Any], rules: list[dict[str, Any]] | None = None) -> Any:
+def _case(
+    tmp_path: Path,
+    script: list[Any],
+    rules: list[dict[str, Any]] | None = None,
+    sandbox: str = SANDBOX,
+) -> Any:
     recipe = {
-        "sandbox": SANDBOX,
+        "sandbox": sandbox,
         "allow_no_changes": True,
         "tools": {"commands": [SHOW]},
         "policy": {"rules": [{"tool": "show", "decision": "allow"}] if rules is None else rules},
@@ -39,10 +46,10 @@ def _response(run: Any, name: str) -> Any:
     return next(e for e in run.events if e.type == "tool_call_response" and e.name == name)
 
 
-def test_a_hostile_argument_is_data_the_command_sees_literally(tmp_path: Path):
-    case = _case(
-        tmp_path, [{"calls": [{"name": "show", "args": {"path": HOSTILE}}]}, {"text": "ok"}]
-    )
+@pytest.mark.parametrize("sandbox", sorted({"none", SANDBOX}))
+def test_a_hostile_argument_is_data_the_command_sees_literally(tmp_path: Path, sandbox: str):
+    script = [{"calls": [{"name": "show", "args": {"path": HOSTILE}}]}, {"text": "ok"}]
+    case = _case(tmp_path, script, sandbox=sandbox)
     run = case.run("-q")
     assert run.code == 0, run.stderr
     shown = _response(run, "show")
