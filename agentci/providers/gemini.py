@@ -1,6 +1,7 @@
 """Gemini through the google-genai SDK: async streaming with function declarations.
 
-* Key: ``GEMINI_API_KEY``, else ``GOOGLE_API_KEY``; Vertex AI when the SDK's own
+* Key: the variable ``model.api_key_env`` names (masked in every output), else
+  ``GEMINI_API_KEY``, else ``GOOGLE_API_KEY``; Vertex AI when the SDK's own
   ``GOOGLE_GENAI_USE_VERTEXAI`` is set: with ``GOOGLE_CLOUD_PROJECT``/``GOOGLE_CLOUD_LOCATION``
   (Google credentials), or in express mode with an API key and no project.
   A missing key is :class:`~agentci.errors.InvalidInput` naming the variables.
@@ -155,8 +156,16 @@ class GeminiProvider:
         ``paths`` is shared by the providers of a run (see :class:`SdkPaths`)."""
         env = os.environ if environ is None else environ
         vertex = _truthy(env.get("GOOGLE_GENAI_USE_VERTEXAI"))
-        key = next((env[v] for v in KEY_VARS if env.get(v)), None)
-        if not has_credentials(env):
+        if model.api_key_env:  # the recipe names the key's variable: that one only
+            key = env.get(model.api_key_env) or None
+            if key is None:
+                raise InvalidInput(
+                    f"model {model.name!r} needs an API key: set {model.api_key_env} "
+                    "(model.api_key_env names it)"
+                )
+        else:
+            key = next((env[v] for v in KEY_VARS if env.get(v)), None)
+        if key is None and not has_credentials(env):
             raise InvalidInput(
                 f"model {model.name!r} needs an API key: set GEMINI_API_KEY (or GOOGLE_API_KEY), "
                 "or GOOGLE_GENAI_USE_VERTEXAI=true for Vertex AI"
@@ -361,7 +370,10 @@ PROVIDER = ProviderInfo(
     defaults=gemini_tables.defaults,
     claims=lambda name: gemini_tables.NAME.match(name) is not None,
     known_models=gemini_tables.known_models,
-    has_credentials=lambda environ, model: has_credentials(environ),
+    has_credentials=lambda environ, model: (
+        bool(environ.get(model.api_key_env)) if model.api_key_env else has_credentials(environ)
+    ),
+    key_vars=lambda model: [model.api_key_env] if model.api_key_env else [],
     key_note=key_note,
     warm_up=_import_sdk,
 )

@@ -93,8 +93,9 @@ class ModelConfig(_Strict):
     api_key_env: str | None = Field(
         default=None,
         pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
-        description="The environment variable that holds the API key (openai; default "
-        "OPENAI_API_KEY). Its value is masked in every output like any key.",
+        description="The environment variable that holds the API key (default: the "
+        "provider's: GEMINI_API_KEY / GOOGLE_API_KEY, OPENAI_API_KEY). Its value is masked in "
+        "every output like any key.",
     )
     pricing: Pricing | None = Field(default=None, description="The price of `name` only.")
     context_window: PositiveInt | None = Field(

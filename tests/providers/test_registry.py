@@ -130,3 +130,24 @@ def test_the_model_section_of_docs_providers_md_validates_as_written(tmp_path: P
     recipe.write_text(f"version: 1\nname: t\nprompt: p\n{snippet}")
     done = agentci("validate", str(recipe))
     assert done.returncode == 0, done.stderr
+
+
+def test_gemini_reads_its_key_from_the_variable_api_key_env_names_and_masks_it(tmp_path: Path):
+    """``model.api_key_env`` works for Gemini as for openai: that variable alone is read, and
+    its value is masked though the name looks harmless."""
+    from agentci.testing.case import write_case
+    from agentci.testing.fake_gemini import FakeGemini
+
+    model = {"name": "gemini-2.5-flash", "api_key_env": "TEAM_GEM"}
+    with FakeGemini([{"text": "Hello. The key was team-secret-value."}]) as fake:
+        case = write_case(tmp_path, None, {"sandbox": "none", "model": model})
+        env = {"GOOGLE_GEMINI_BASE_URL": fake.base_url, "TEAM_GEM": "team-secret-value",
+               "GEMINI_API_KEY": "", "GOOGLE_API_KEY": ""}  # fmt: skip
+        run = case.run(env=env)
+        summary = run.result["summary"]  # the next run moves these outputs aside
+        missing = case.run(env={**env, "TEAM_GEM": ""})
+        (sent,) = fake.generate_requests
+    assert (run.code, sent.headers["x-goog-api-key"]) == (1, "team-secret-value")
+    assert summary == "Hello. The key was ***."
+    assert (missing.code, missing.result["status"]) == (2, "invalid_input")
+    assert "set TEAM_GEM (model.api_key_env names it)" in missing.result["reason"]
