@@ -110,3 +110,55 @@ def test_args_that_are_not_an_object_deny_the_call(ws: Path, tmp_path: Path):
     assert of_type(events, "hook_result")[0].decision == "deny"
     assert "must be an object of arguments" in (results[0].error or "")
     assert not (ws / "src/ok.py").exists()
+
+
+PATH_HOOK = """\
+import json, sys
+path = json.load(sys.stdin)["args"]["path"]
+print(json.dumps({{"decision": "continue", "args": {{"path": {new!r}}}}}))
+"""
+
+
+@pytest.mark.parametrize(
+    ("new", "ok", "shown"),
+    [
+        ("tests/unit", True, "checking tests/unit"),
+        ("../outside", False, "does not match '^tests/'"),
+    ],
+)
+def test_a_command_tools_rewritten_arguments_are_checked_against_its_json_schema(
+    tmp_path: Path, new: str, ok: bool, shown: str
+):
+    from agentci.testing.case import tool_call, write_case
+
+    tools = {
+        "commands": [
+            {
+                "name": "run_tests",
+                "description": "Check one test folder.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"path": {"type": "string", "pattern": "^tests/"}},
+                    "required": ["path"],
+                    "additionalProperties": False,
+                },
+                "command": "echo checking {{ path }}",
+            }
+        ]
+    }
+    hook = {"matcher": "run_tests", "command": "python3 ci/path.py"}
+    recipe = {
+        "sandbox": "none",
+        "allow_no_changes": True,
+        "tools": tools,
+        "policy": {"mode": "auto_edit", "rules": [{"tool": "run_tests", "decision": "allow"}]},
+        "hooks": {"before_tool": [hook]},
+    }
+    case = write_case(tmp_path, [tool_call("run_tests", path="tests/"), {"text": "done"}], recipe)
+    (tmp_path / "ci").mkdir()
+    (tmp_path / "ci/path.py").write_text(PATH_HOOK.format(new=new))
+    run = case.run()
+    assert run.code == 0, run.stderr
+    (response,) = [e for e in run.events if e.type == "tool_call_response"]
+    assert response.ok is ok
+    assert shown in (response.output if ok else response.error or "")
