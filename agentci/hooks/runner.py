@@ -28,7 +28,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentci.errors import InvalidInput
 from agentci.events.types import HookResult
@@ -38,6 +38,9 @@ from agentci.hooks.env import hook_env
 from agentci.hooks.private import HookFiles
 from agentci.recipe.schema import STAGES, Hook, Hooks, StageHook
 from agentci.tools.process import run_process
+
+if TYPE_CHECKING:
+    from agentci.hooks.tool_stages import Validate
 
 
 @dataclass(frozen=True)
@@ -186,18 +189,37 @@ class HookRunner:
         return [h for h in self.hooks if h.stage == stage and h.matches(tool_name)]
 
     async def before_tool(
-        self, *, tool_name: str, call_id: str, args: Any, **kw: Any
+        self, *, tool_name: str, call_id: str, args: Any, validate: Validate | None = None
     ) -> HookVerdict:
         """The before_tool stage (:func:`agentci.hooks.tool_stages.before_tool`)."""
         from agentci.hooks.tool_stages import before_tool
 
-        return await before_tool(self, tool_name=tool_name, call_id=call_id, args=args, **kw)
+        return await before_tool(
+            self, tool_name=tool_name, call_id=call_id, args=args, validate=validate
+        )
 
-    async def after_tool(self, **kw: Any) -> HookVerdict:
+    async def after_tool(
+        self,
+        *,
+        tool_name: str,
+        call_id: str,
+        args: Any,
+        output: str,
+        error: str | None,
+        exit_code: int | None,
+    ) -> HookVerdict:
         """The after_tool stage (:func:`agentci.hooks.tool_stages.after_tool`)."""
         from agentci.hooks.tool_stages import after_tool
 
-        return await after_tool(self, **kw)
+        return await after_tool(
+            self,
+            tool_name=tool_name,
+            call_id=call_id,
+            args=args,
+            output=output,
+            error=error,
+            exit_code=exit_code,
+        )
 
     def payload(self, stage: str, **fields: Any) -> bytes:
         """The JSON document a hook of ``stage`` reads on stdin (docs/hooks.md)."""
