@@ -33,6 +33,7 @@ from agentci.recipe.prompt_recipe import RecipeFields, recipe_label
 from agentci.reports.report import RunReport, TaskReport
 from agentci.run.runner import Runner, finish_run, new_run_id
 from agentci.run.task import RunSettings
+from agentci.run.workers import LoopWorkers
 
 
 @dataclass
@@ -244,7 +245,9 @@ async def _run_with_signals(
 ) -> RunReport:
     """Run with SIGINT / SIGTERM handlers for the rest of the process (see :func:`on_signals`);
     a cancelled run calls ``leave_now`` as soon as its outputs are written."""
-    on_signals(runner, asyncio.get_running_loop())
+    loop = asyncio.get_running_loop()
+    on_signals(runner, loop)
+    runner.workers = LoopWorkers(loop)
     report = await runner.run()
     if report.status is Status.cancelled and leave_now is not None:
         leave_now(report)

@@ -29,6 +29,7 @@ from agentci.reports.writer import UNWRITTEN, write_outputs
 from agentci.run.delivery import Delivery
 from agentci.run.plan import TaskPlan
 from agentci.run.task import RunSettings, TaskRun
+from agentci.run.workers import LoopWorkers
 from agentci.usage import total
 
 
@@ -63,6 +64,7 @@ class Runner:
         self._writing: asyncio.Future[list[str]] | None = None
         self.reports: list[TaskReport] = []  # the tasks finished so far (a crash keeps them)
         self.patches: dict[str, str] = {}
+        self.workers: LoopWorkers | None = None  # the loop's thread pool, when the run owns it
 
     def cancel(self, signal_name: str) -> None:
         """Stop the running task (the tasks not started yet are not run), or the writing of
@@ -148,6 +150,8 @@ class Runner:
         from agentci.reports.child import write_outputs_in_child
 
         out, rd = self.out_dir, self.redactor
+        if self.workers is not None:  # so the writer can fork (agentci/run/workers.py)
+            await self.workers.retire()
         before = self.signal_name  # a signal the run has already ended on (and reported)
         self._writing = asyncio.ensure_future(write_outputs_in_child(out, report, patches, rd))
         try:
