@@ -187,30 +187,6 @@ def read_bytes(
     return data
 
 
-def mask_for_model(root: Root, rel: str, text: str) -> str:
-    """``text`` read from ``rel`` as ``read_file`` shows it to the model: a repository config
-    file (``.git/config``, a planted ``x/config`` beside ``x/HEAD``) without its credentials."""
-    from agentci.policy.gitconfig import is_config_file, sanitise
-
-    if isinstance(root, int) or Path(rel).name.lower() not in ("config", "config.worktree"):
-        return text
-    base = Path(os.path.realpath(root))
-    if is_config_file(base, base / rel):
-        return sanitise(text)[0]
-    return text
-
-
-def read_text_masked(root: Root, rel: str, max_bytes: int, *, cut: bool = False) -> str:
-    """The file as text for the model (UTF-8, undecodable bytes replaced; with ``cut`` at most
-    ``max_bytes`` bytes, the last character whole), masked as :func:`mask_for_model` says."""
-    data = read_bytes(root, rel, max_bytes, cut=cut)
-    if len(data) > max_bytes:
-        text = data[:max_bytes].decode("utf-8", errors="ignore")
-    else:
-        text = data.decode("utf-8", errors="replace")
-    return mask_for_model(root, rel, text)
-
-
 def _parent(root_fd: int, parts: list[str], *, make: bool) -> int:
     """A descriptor of the folder holding ``parts[-1]``, made (no links) when ``make``."""
     cur = os.dup(root_fd)

@@ -30,7 +30,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentci.context.truncation import SavedOutputs
 from agentci.errors import BudgetExhausted
 from agentci.events import types as ev
 from agentci.loop.budget import BudgetTracker
@@ -44,6 +43,7 @@ from agentci.testing.fake_gemini import FakeGemini
 from agentci.tools.base import ToolContext
 from agentci.tools.registry import default_tools
 from agentci.tools.scheduler import Scheduler
+from agentci.tools.truncation import SavedOutputs
 
 SNAP = "<state_snapshot><goal>read data.txt to the end</goal></state_snapshot>"
 #: mode: (context settings, context window; None: --window)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from agentci import workspace_io
+from agentci.policy.gitconfig import read_text_masked
 from agentci.workspace_io import UnsafePath
 
 LINK = "a symbolic link (or a path through one), not followed"
@@ -117,7 +118,7 @@ def test_text_for_the_model_hides_the_checkouts_credentials(root: Path):
     (git / "config").write_text(
         '[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic c2VjcmV0\n'
     )
-    text = workspace_io.read_text_masked(root, ".git/config", 1000)
+    text = read_text_masked(root, ".git/config", 1000)
     assert text == '[http "https://github.com/"]\n\textraheader = ***\n'
 
 

@@ -156,7 +156,7 @@ async def _run_with_signals(batch: Any) -> dict[str, Any]:
 def _exit_now(batch: Any) -> None:
     from agentci.events.types import RunFinished
     from agentci.outcome import Status, exit_code_for
-    from agentci.tools.process import kill_running_groups
+    from agentci.process import kill_running_groups
 
     code = exit_code_for(Status.cancelled, signal_name=batch.signal_name)
     kill_running_groups()

@@ -31,8 +31,8 @@ from agentci import jsontext
 from agentci.errors import InvalidInput
 from agentci.outcome import Status, is_retryable, run_outcome
 from agentci.reports.atomic import write_text_atomic
+from agentci.reports.folders import task_dir_name
 from agentci.reports.result import dumps
-from agentci.reports.writer import task_dir_name
 from agentci.usage import Usage
 
 _TS = "%Y-%m-%dT%H:%M:%S.%fZ"

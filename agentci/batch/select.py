@@ -23,7 +23,7 @@ from typing import Any
 
 from agentci.errors import InvalidInput
 from agentci.recipe.schema import Recipe
-from agentci.reports.writer import task_dir_name
+from agentci.reports.folders import task_dir_name
 from agentci.run.plan import TaskPlan
 
 _SHARD = re.compile(r"^([1-9][0-9]*)/([1-9][0-9]*)$")

@@ -17,8 +17,7 @@ note keeps the task's first prompt.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
+from collections.abc import AsyncIterator, Callable
 
 from agentci.context.tokens import estimate_message
 from agentci.errors import Blocked, NoUsableAnswer, ProviderFailed
@@ -26,8 +25,9 @@ from agentci.events import types as ev
 from agentci.finish import CUT
 from agentci.providers.base import Message, ModelChunk, ModelRequest, Part, TextPart
 
-if TYPE_CHECKING:
-    from agentci.loop.chat import CallMeter, Chat
+#: One call beside the conversation: the request's stream of chunks and events (the session
+#: passes its chat's ``stream`` with a meter of the call's own).
+SideCall = Callable[[ModelRequest], AsyncIterator[ModelChunk | ev.Event]]
 
 SNAPSHOT_SYSTEM = """\
 You are the memory of a coding agent that works headlessly in a CI pipeline. The conversation \
@@ -130,10 +130,9 @@ class Summary:
     output limit: MAX_TOKENS) and ``failure`` (why the call failed for good or was blocked).
     A budget running out or a cancellation still ends the task."""
 
-    def __init__(self, chat: Chat, request: ModelRequest, meter: CallMeter | None) -> None:
-        self.chat = chat
+    def __init__(self, call: SideCall, request: ModelRequest) -> None:
+        self.call = call
         self.request = request
-        self.meter = meter
         self.text = ""
         self.cut = False
         self.failure: str | None = None
@@ -143,7 +142,7 @@ class Summary:
 
     async def _run(self) -> AsyncIterator[ev.Event]:
         try:
-            async for item in self.chat.stream(self.request, self.meter):
+            async for item in self.call(self.request):
                 if isinstance(item, ModelChunk):
                     self.text += "".join(
                         p.text for p in item.parts if isinstance(p, TextPart) and not p.thought

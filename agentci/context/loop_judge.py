@@ -22,11 +22,10 @@ from collections.abc import AsyncIterator
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentci import jsontext
+from agentci.context.compression import SideCall
 from agentci.context.loop_detection import LoopHit
 from agentci.errors import Blocked, ProviderFailed
 from agentci.events import types as ev
-from agentci.loop.chat import Chat
-from agentci.loop.meter import SideMeter
 from agentci.providers.base import (
     Message,
     ModelChunk,
@@ -114,14 +113,10 @@ def transcript(messages: list[Message]) -> str:
 class LoopJudge:
     """Asks a model, from time to time, whether the session is stuck."""
 
-    def __init__(self, config: ModelCheck, chat: Chat, meter: SideMeter) -> None:
+    def __init__(self, config: ModelCheck, model: str, ask: SideCall) -> None:
         self.config = config
-        main: ModelConfig = chat.config
-        judge = main.model_copy(
-            update={"name": config.model or main.name, "fallback": [], "temperature": 0.0}
-        )
-        self.chat = Chat(chat.provider, judge)
-        self.meter = meter
+        self.model = model  # the judge's model (:func:`judge_model`)
+        self.ask = ask  # one call to it, counted by a side meter
         self.last_turn: int | None = None
         self.failed = False
 
@@ -139,7 +134,7 @@ class LoopJudge:
             f"<recent_steps>\n{recent}\n</recent_steps>\n\n{ASK}"
         )
         return ModelRequest(
-            model=self.chat.model,
+            model=self.model,
             system=SYSTEM,
             messages=[Message(role="user", parts=[TextPart(text)])],
             tools=[],
@@ -152,7 +147,7 @@ class LoopJudge:
         self.last_turn = turns_done
         text = ""
         try:
-            async for item in self.chat.stream(self.request(task_prompt, history), self.meter):
+            async for item in self.ask(self.request(task_prompt, history)):
                 if isinstance(item, ModelChunk):
                     text += "".join(
                         p.text for p in item.parts if isinstance(p, TextPart) and not p.thought
@@ -173,6 +168,14 @@ class LoopJudge:
         if verdict is not None and verdict.confidence >= self.config.min_confidence:
             yield LoopHit(
                 "model_judged",
-                f"{self.chat.model} judged the session stuck (confidence "
+                f"{self.model} judged the session stuck (confidence "
                 f"{verdict.confidence:.2f}): {verdict.analysis.strip() or 'no analysis given'}",
             )
+
+
+def judge_model(config: ModelCheck, main: ModelConfig) -> ModelConfig:
+    """The judge's model settings: the check's model (the task's by default), no fallback,
+    temperature 0."""
+    return main.model_copy(
+        update={"name": config.model or main.name, "fallback": [], "temperature": 0.0}
+    )

@@ -5,7 +5,7 @@ again. Once the tool output kept in history passes ``context.mask_tool_output_af
 (default 50,000 tokens), the oldest outputs are replaced — newest first kept, until the rest
 fits the budget — by a short preview (their first lines) and the name of the file holding
 the whole output (saved then if it was not already, redacted, see
-:mod:`agentci.context.truncation`), which the model can ``read_file`` again. Errors are kept.
+:mod:`agentci.tools.truncation`), which the model can ``read_file`` again. Errors are kept.
 
 The masker indexes each output once, when its message enters the history, and keeps a running
 total, so a turn's work does not grow with the history. A masked message is replaced by a new
@@ -18,8 +18,8 @@ from collections import deque
 from dataclasses import dataclass, replace
 
 from agentci.context.tokens import estimate_text
-from agentci.context.truncation import SavedOutputs
 from agentci.providers.base import Message, ToolResultPart
+from agentci.tools.truncation import SavedOutputs
 
 #: Characters of an output kept as its preview.
 PREVIEW_CHARS = 300

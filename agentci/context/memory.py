@@ -25,6 +25,7 @@ from pathlib import Path, PurePosixPath
 from agentci import workspace_io
 from agentci.errors import ToolFailure
 from agentci.events.types import ContextFileInfo
+from agentci.policy.gitconfig import mask_for_model
 from agentci.policy.paths import resolve
 from agentci.recipe.schema import ContextFiles
 
@@ -161,6 +162,6 @@ def load_context(workspace: Path, config: ContextFiles | bool, prompt: str) -> P
         text = data[:left].decode("utf-8", errors="ignore" if cut else "replace")
         size = len(text.encode())
         left -= size
-        text = workspace_io.mask_for_model(workspace, path, text)
+        text = mask_for_model(workspace, path, text)
         loaded.files.append(ContextFile(path=path, bytes=size, truncated=cut, text=text))
     return loaded

@@ -54,7 +54,7 @@ def check(workspace: Path) -> None:
 
 
 def _patch_of(task: str, tasks: int) -> str:
-    from agentci.reports.writer import task_dir_name
+    from agentci.reports.folders import task_dir_name
 
     return "patch.diff" if tasks <= 1 else f"tasks/{task_dir_name(task)}/patch.diff"
 

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from typing import TextIO
 
 from agentci.events import types as ev
+from agentci.events.diagnose import cannot_run
 from agentci.events.workflow_commands import neutralise_workflow_commands
 from agentci.outcome import is_retryable
-from agentci.verify.diagnose import cannot_run
 
 
 def _short(text: str, limit: int = 160) -> str:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from agentci.errors import LogUnwritable
+from agentci.events.reserve import release_reserve
 from agentci.events.types import Error, Event, RunFinished
 
 
@@ -183,9 +184,7 @@ class JsonlSink:
         write_whole_line(self._fd, line.encode("utf-8"))
 
     def release_reserve(self) -> bool:
-        """Free the space set aside in the log's folder (agentci.reports.outdir)."""
-        from agentci.reports.outdir import release_reserve
-
+        """Free the space set aside in the log's folder (agentci.events.reserve)."""
         return release_reserve(self.path.parent)
 
     def close(self) -> None:

@@ -12,7 +12,7 @@ fingerprinted (SHA-256) when the run starts, and if it or the copy changed since
 not run (a deciding hook's answer is then a deny/stop, an observing one's a warning). It reads
 one JSON document on stdin and answers with its exit code and optionally a JSON line on
 stdout, read per stage by :mod:`agentci.hooks.answer`. Each hook process leads its own process
-group and dies with agentci (:func:`agentci.tools.process.run_process`, ``die_with_parent``).
+group and dies with agentci (:func:`agentci.process.run_process`, ``die_with_parent``).
 
 :class:`HookRunner` compiles and runs the hooks; what each stage does with the answers is in
 :mod:`agentci.hooks.tool_stages` (``before_tool``, ``after_tool``) and
@@ -24,66 +24,21 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agentci.errors import InvalidInput
 from agentci.events.types import HookResult
-from agentci.hooks.answer import EVENT_CAP, OUTPUT_CAP, Answer, Decision, cap, interpret, not_run
+from agentci.hooks.answer import EVENT_CAP, OUTPUT_CAP, Answer, cap, interpret, not_run
 from agentci.hooks.commands import fingerprint, is_inside, named_files, real_path, resolve_command
 from agentci.hooks.env import hook_env
 from agentci.hooks.private import HookFiles
+from agentci.hooks.tool_stages import Validate, after_tool, before_tool
+from agentci.hooks.verdict import CompiledHook as CompiledHook
+from agentci.hooks.verdict import HookVerdict as HookVerdict
+from agentci.process import run_process
 from agentci.recipe.schema import STAGES, Hook, Hooks, StageHook
-from agentci.tools.process import run_process
-
-if TYPE_CHECKING:
-    from agentci.hooks.tool_stages import Validate
-
-
-@dataclass(frozen=True)
-class CompiledHook:
-    """One hook of the recipe, its first word resolved (see :func:`resolve_command`)."""
-
-    stage: str
-    index: int
-    hook: Hook | StageHook
-    command: str
-    script: Path | None = None
-
-    @property
-    def label(self) -> str:
-        """``hooks.before_tool[0]``: where the hook is in the recipe."""
-        return f"hooks.{self.stage}[{self.index}]"
-
-    @property
-    def rule(self) -> str:
-        """What ``tool_call_decision.rule`` names: the hook and its command."""
-        return f"{self.label}: {self.hook.command}"
-
-    def matches(self, tool_name: str | None) -> bool:
-        """A stage hook always applies; a tool hook's ``*`` matches every tool, anything else
-        is a regex fully matching the name."""
-        if not isinstance(self.hook, Hook) or self.hook.matcher == "*":
-            return True
-        return tool_name is not None and re.fullmatch(self.hook.matcher, tool_name) is not None
-
-
-@dataclass
-class HookVerdict:
-    """What the hooks of one stage decided, the events they produced, their notes (after_tool,
-    a rewrite), the context they add, and the arguments a before_tool rewrite put in place."""
-
-    decision: Decision = "continue"
-    reason: str = ""
-    hook: CompiledHook | None = None
-    events: list[HookResult] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    context: list[str] = field(default_factory=list)
-    args: dict[str, Any] | None = None
-    failures: list[str] = field(default_factory=list)  # observing hooks that failed (warnings)
 
 
 class HookRunner:
@@ -192,8 +147,6 @@ class HookRunner:
         self, *, tool_name: str, call_id: str, args: Any, validate: Validate | None = None
     ) -> HookVerdict:
         """The before_tool stage (:func:`agentci.hooks.tool_stages.before_tool`)."""
-        from agentci.hooks.tool_stages import before_tool
-
         return await before_tool(
             self, tool_name=tool_name, call_id=call_id, args=args, validate=validate
         )
@@ -209,8 +162,6 @@ class HookRunner:
         exit_code: int | None,
     ) -> HookVerdict:
         """The after_tool stage (:func:`agentci.hooks.tool_stages.after_tool`)."""
-        from agentci.hooks.tool_stages import after_tool
-
         return await after_tool(
             self,
             tool_name=tool_name,

@@ -11,12 +11,27 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from agentci.hooks.answer import NOTE_CAP, cap
+from agentci.hooks.answer import NOTE_CAP, Answer, cap
+from agentci.hooks.verdict import CompiledHook, HookVerdict
 
-if TYPE_CHECKING:
-    from agentci.hooks.runner import HookRunner, HookVerdict
+
+class Stages(Protocol):
+    """What the tool stages use of a :class:`~agentci.hooks.runner.HookRunner`."""
+
+    def matching(self, stage: str, tool_name: str | None = None) -> list[CompiledHook]:
+        """The hooks of ``stage`` that apply to ``tool_name``, in order."""
+        ...
+
+    def payload(self, stage: str, **fields: Any) -> bytes:
+        """The JSON document a hook of ``stage`` reads on stdin."""
+        ...
+
+    async def run(self, hook: CompiledHook, payload: bytes, verdict: HookVerdict) -> Answer:
+        """Run one hook; its answer, read for its stage."""
+        ...
+
 
 #: Checks rewritten arguments against the tool: (the arguments as validated, "") or
 #: (None, why they are invalid).
@@ -24,7 +39,7 @@ Validate = Callable[[dict[str, Any]], tuple[dict[str, Any] | None, str]]
 
 
 async def before_tool(
-    runner: HookRunner,
+    runner: Stages,
     *,
     tool_name: str,
     call_id: str,
@@ -33,8 +48,6 @@ async def before_tool(
 ) -> HookVerdict:
     """Run the matching before_tool hooks in order; the first deny or stop ends the chain; a
     rewrite changes the arguments the next hooks and the policy see."""
-    from agentci.hooks.runner import HookVerdict
-
     verdict = HookVerdict()
     current = dict(args) if isinstance(args, dict) else args
     for hook in runner.matching("before_tool", tool_name):
@@ -62,7 +75,7 @@ async def before_tool(
 
 
 async def after_tool(
-    runner: HookRunner,
+    runner: Stages,
     *,
     tool_name: str,
     call_id: str,
@@ -72,8 +85,6 @@ async def after_tool(
     exit_code: int | None,
 ) -> HookVerdict:
     """Run the matching after_tool hooks; their output becomes notes; stop ends the run."""
-    from agentci.hooks.runner import HookVerdict
-
     result = {"ok": error is None, "output": output, "error": error, "exit_code": exit_code}
     payload = runner.payload(
         "after_tool", tool_name=tool_name, call_id=call_id, args=args, result=result

@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from agentci.context.loop_detection import LoopDetector, LoopHit
-from agentci.context.loop_judge import LoopJudge
-from agentci.context.window import ContextKeeper
+from agentci.context.loop_judge import LoopJudge, judge_model
 from agentci.errors import BudgetExhausted, LoopDetected
 from agentci.events import types as ev
 from agentci.hooks.loop_stages import LoopHooks, reported
@@ -23,6 +22,7 @@ from agentci.loop.continuation import Continuation, was_cut
 from agentci.loop.meter import Meter, PriceFn, SideMeter
 from agentci.loop.state import Denial, State
 from agentci.loop.turn import Turn
+from agentci.loop.window import ContextKeeper
 from agentci.providers.base import Message, ModelRequest, Part, TextPart, ToolResultPart, ToolSpec
 from agentci.recipe.schema import Context, ModelConfig
 from agentci.tools.scheduler import Scheduler
@@ -60,9 +60,11 @@ class Session:
         self.answer = answer  # output.schema: the session ends once a valid answer is handed in
         self.continuation = Continuation(model.max_continuations)
         check = self.loops.config.model_check
-        self.judge = (
-            LoopJudge(check, chat, SideMeter(self.state, budget, price)) if check.enabled else None
-        )
+        self.judge: LoopJudge | None = None
+        if check.enabled:
+            judge = Chat(chat.provider, judge_model(check, chat.config))
+            side = SideMeter(self.state, budget, price)
+            self.judge = LoopJudge(check, judge.model, lambda r: judge.stream(r, side))
         self.task_prompt = ""  # the first prompt, for the judge
         outputs = scheduler.ctx.outputs
         self.context = ContextKeeper(context or Context(), model.context_window, outputs)

@@ -27,6 +27,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from agentci import workspace_io
 from agentci.events import types as ev
 from agentci.policy.paths import git_dirs
 
@@ -216,3 +217,27 @@ def warn_credentials(workspace: Path, emit: Callable[[ev.Event], object]) -> lis
                 )
             )
     return keys
+
+
+def mask_for_model(root: workspace_io.Root, rel: str, text: str) -> str:
+    """``text`` read from ``rel`` as ``read_file`` shows it to the model: a repository config
+    file (``.git/config``, a planted ``x/config`` beside ``x/HEAD``) without its credentials."""
+    if isinstance(root, int) or Path(rel).name.lower() not in ("config", "config.worktree"):
+        return text
+    base = Path(os.path.realpath(root))
+    if is_config_file(base, base / rel):
+        return sanitise(text)[0]
+    return text
+
+
+def read_text_masked(
+    root: workspace_io.Root, rel: str, max_bytes: int, *, cut: bool = False
+) -> str:
+    """The file as text for the model (UTF-8, undecodable bytes replaced; with ``cut`` at most
+    ``max_bytes`` bytes, the last character whole), masked as :func:`mask_for_model` says."""
+    data = workspace_io.read_bytes(root, rel, max_bytes, cut=cut)
+    if len(data) > max_bytes:
+        text = data[:max_bytes].decode("utf-8", errors="ignore")
+    else:
+        text = data.decode("utf-8", errors="replace")
+    return mask_for_model(root, rel, text)

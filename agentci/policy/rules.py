@@ -27,6 +27,7 @@ from pydantic import BaseModel
 
 from agentci.errors import ToolFailure
 from agentci.policy import shell_parse as sp
+from agentci.policy.access import Judged, ToolKind
 from agentci.policy.command_forms import allow_form, deny_form
 from agentci.policy.decision import (
     CompiledRule,
@@ -45,7 +46,6 @@ from agentci.policy.readonly import why_not_read_only
 from agentci.policy.unsandboxed import unsandboxed
 from agentci.policy.wrappers import HARMLESS_VARS
 from agentci.recipe.schema import Policy, Rule
-from agentci.tools.base import Tool, ToolKind
 
 
 class PolicyEngine:
@@ -95,7 +95,7 @@ class PolicyEngine:
 
     # ---- deciding -------------------------------------------------------------------
 
-    def decide(self, tool: Tool, args: BaseModel) -> Decision:
+    def decide(self, tool: Judged, args: BaseModel) -> Decision:
         """Decide one call (its arguments already validated)."""
         if tool.judged_by_name:
             return self._decide_by_name(tool)
@@ -103,7 +103,7 @@ class PolicyEngine:
             return self._decide_shell(tool, args)
         return self._decide_file(tool, args)
 
-    def _decide_by_name(self, tool: Tool) -> Decision:
+    def _decide_by_name(self, tool: Judged) -> Decision:
         """An MCP or command tool: rules naming it (without ``command`` or ``path``, which
         only built-in tools have) decide, deny first; else ``yolo`` and reads (a server the
         recipe trusts as read-only) are allowed, anything else is denied."""
@@ -126,7 +126,7 @@ class PolicyEngine:
             f"to ask in CI); a rule `{{tool: {tool.name}, decision: allow}}` would",
         )
 
-    def _decide_file(self, tool: Tool, args: BaseModel) -> Decision:
+    def _decide_file(self, tool: Judged, args: BaseModel) -> Decision:
         raw = getattr(args, "file_path", None) or getattr(args, "dir_path", None) or "."
         try:
             target = resolve(self.workspace, raw)
@@ -153,7 +153,7 @@ class PolicyEngine:
             f"{tool.name} is not allowed in {self.mode} mode (no human to ask in CI)",
         )
 
-    def _decide_shell(self, tool: Tool, args: BaseModel) -> Decision:
+    def _decide_shell(self, tool: Judged, args: BaseModel) -> Decision:
         command: str = getattr(args, "command", "")
         try:
             cwd = resolve(self.workspace, getattr(args, "dir_path", None) or ".").real

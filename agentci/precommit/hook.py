@@ -91,7 +91,7 @@ def check_hook_recipe(path: Path, files_param: str) -> dict[str, float]:
 def run_hook(opts: HookOptions) -> int:
     """Run the recipe on ``opts.files``; the exit code of the module docstring."""
     from agentci.events.sinks import tell
-    from agentci.precommit.scope import as_argument, normalise
+    from agentci.precommit.scope import as_argument, limit_to_files, normalise
 
     files = normalise(opts.files)
     if not files:
@@ -117,7 +117,7 @@ def run_hook(opts: HookOptions) -> int:
             budget_overrides=overrides,
             verbose=opts.verbose,
             quiet=opts.quiet,
-            only_paths=files,
+            limit_plans=lambda plans: limit_to_files(plans, files),
             key_when_needed=True,
         )
     )

@@ -45,7 +45,7 @@ class ToolCallPart:
 @dataclass
 class ToolResultPart:
     """The answer to a :class:`ToolCallPart`, matched by ``id`` and ``name``. ``saved`` names
-    the file holding the whole output when it was saved (:mod:`agentci.context.truncation`);
+    the file holding the whole output when it was saved (:mod:`agentci.tools.truncation`);
     ``masked`` is true once ``output`` was replaced by a preview (:mod:`agentci.context.masking`).
     """
 

@@ -21,6 +21,7 @@ from jinja2 import (
 from jinja2.sandbox import SandboxedEnvironment
 
 from agentci.errors import InvalidInput
+from agentci.recipe.hints import undefined_hint
 from agentci.recipe.schema import Parameter, Recipe
 
 
@@ -139,8 +140,6 @@ def template_error(template: str, values: Mapping[str, Any]) -> str | None:
     try:
         text = _ENV.from_string(template).render(**values)
     except UndefinedError as err:
-        from agentci.recipe.near_misses import undefined_hint
-
         return str(err) + undefined_hint(template, values, _ENV)
     except TemplateError as err:
         return str(err)

@@ -36,6 +36,7 @@ from markupsafe import Markup
 from agentci.events import types as ev
 from agentci.events.read import AnyEvent, EventLog, read_events
 from agentci.reports.chart import Chart, build_chart
+from agentci.reports.folders import task_dir_name
 from agentci.reports.redact import Redactor
 from agentci.reports.report import RunReport, TaskReport
 from agentci.reports.report_markdown import markdown_html
@@ -274,8 +275,6 @@ def render_run_html(
 def patches_on_disk(folder: Path, names: list[str]) -> dict[str, str]:
     """The patch files of a run's output folder that exist, by task name (one task: its
     ``patch.diff``; several: ``tasks/<name>/patch.diff``)."""
-    from agentci.reports.writer import task_dir_name
-
     if len(names) <= 1:
         places = {names[0] if names else "": folder / "patch.diff"}
     else:

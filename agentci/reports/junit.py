@@ -13,7 +13,7 @@ tasks). In each suite:
 * testcase ``verify:<test id>`` for each test the baseline or the final verify run saw: passed,
   or ``<failure>`` / ``<error>`` / ``<skipped>`` with the test's message; its ``status`` says what
   the agent did to it (fixed, regressed, still_failing, added, removed, flaky, unchanged).
-* testcase ``guard:<name>`` for each guard the recipe sets (see agentci/verify/cases.py).
+* testcase ``guard:<name>`` for each guard the recipe sets (see agentci/reports/junit_cases.py).
 
 Text that is not valid in XML (control characters, lone surrogates) is removed, so the file always
 parses, whatever the model or the tools printed.
@@ -109,8 +109,8 @@ def _agent_case(name: str, task: TaskReport) -> _Case:
 
 
 def _verify_cases(name: str, task: TaskReport) -> list[_Case]:
-    """``verify:<id>`` and ``guard:<name>`` cases (what they hold: agentci/verify/cases.py)."""
-    from agentci.verify.cases import guard_cases, verify_cases
+    """``verify:<id>`` and ``guard:<name>`` cases (what they hold: agentci/reports/junit_cases.py)."""
+    from agentci.reports.junit_cases import guard_cases, verify_cases
 
     cases = []
     for info in [*verify_cases(task), *guard_cases(task)]:

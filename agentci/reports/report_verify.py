@@ -3,7 +3,7 @@ that a guard used up.
 
 An attempt ends either with a verify run or, when a path guard (``allowed_paths``,
 ``forbid_test_edits``) refused the change and attempts remain, with the files reverted and the
-model asked again — no verify run (agentci.verify.stage). Such an attempt still counts against
+model asked again — no verify run (agentci.run.verify_stage). Such an attempt still counts against
 ``verify.attempts``, so the table shows it ("attempt 1 · not run"), with the guard that used it,
 instead of jumping from the baseline to attempt 2. Which guard used which attempt is read from
 the task's events: a ``guard_reverted`` error belongs to the attempt in progress; an attempt

@@ -8,11 +8,11 @@ after this, as the model's claim: the outcome is what agentci checked, not what 
 
 from __future__ import annotations
 
+from agentci.events.diagnose import cannot_run
 from agentci.reports.markdown import cell as _cell
 from agentci.reports.markdown import code as _code
 from agentci.reports.markdown import fence as _fence
 from agentci.reports.report import RunReport, TaskReport
-from agentci.verify.diagnose import cannot_run
 
 TAIL_LINES = 15
 

@@ -31,6 +31,7 @@ from agentci.events.types import RunFinished
 from agentci.outcome import Status, exit_code_for
 from agentci.recipe.prompt_recipe import RecipeFields, recipe_label
 from agentci.reports.report import RunReport, TaskReport
+from agentci.run.plan import TaskPlan
 from agentci.run.runner import Runner, finish_run, new_run_id
 from agentci.run.task import RunSettings
 from agentci.run.workers import LoopWorkers
@@ -49,7 +50,8 @@ class LaunchOptions:
     budget_overrides: dict[str, Any] = field(default_factory=dict)
     verbose: bool = False
     quiet: bool = False
-    only_paths: list[str] | None = None  # pre-commit: the only files the agent may change
+    #: pre-commit: narrows every task's plan to the files being committed, after the checks
+    limit_plans: Callable[[list[TaskPlan]], None] | None = None
     skip_if_proposed: bool = False
     fields: RecipeFields | None = None  # --prompt, --model, --mode, --verify, --output-schema
     answer_to_stdout: bool = False  # --prompt: the final answer on stdout, all else stderr
@@ -120,10 +122,8 @@ def _launch(opts: LaunchOptions) -> int:
             live=not opts.key_when_needed,
         )
         recipe, plans = checked.recipe, checked.plans
-        if opts.only_paths is not None:
-            from agentci.precommit.scope import limit_to_files
-
-            limit_to_files(plans, opts.only_paths)
+        if opts.limit_plans is not None:
+            opts.limit_plans(plans)
         # last: a refused run leaves the old outputs alone
         out_dir = prepare_out_dir(opts.out_dir or Path(recipe.outputs.dir), reserve=True)
     except (InvalidInput, OSError) as err:  # OSError: an unreadable recipe, an unusable out dir
@@ -283,7 +283,7 @@ def on_signals(runner: Runner, loop: asyncio.AbstractEventLoop) -> None:
 
 
 def _exit_now(runner: Runner) -> None:
-    from agentci.tools.process import kill_running_groups
+    from agentci.process import kill_running_groups
 
     code = exit_code_for(Status.cancelled, signal_name=runner.signal_name)
     kill_running_groups()  # no tool outlives agentci, even now

@@ -36,7 +36,7 @@ class TaskPlan:
     values: dict[str, Any]
     mode: str = "auto_edit"  # the policy's mode (the system prompt names it)
     context: ContextFiles | bool = True  # project_context (agentci/context/memory.py)
-    system_replace: str | None = None  # system_prompt, read and rendered (recipe/attachments.py)
+    system_replace: str | None = None  # system_prompt, read and rendered (run/attachments.py)
     system_append: str = ""
     output_schema: dict[str, Any] | None = None  # output.schema, loaded
     output_attempts: int = 3

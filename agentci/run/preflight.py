@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from agentci.errors import InvalidInput, RecipeError, RecipeErrors
-from agentci.recipe.near_misses import did_you_mean, tool_names, unmatched_tools
 from agentci.recipe.prompt_recipe import BUILTIN_FILE, RecipeFields
 from agentci.recipe.schema import ModelConfig, Recipe
+from agentci.run.near_misses import did_you_mean, tool_names, unmatched_tools
 from agentci.run.plan import TaskPlan, merge_model, plan_tasks
 from agentci.run.template_checks import parameter_values, task_param_problems, template_problems
 
@@ -135,7 +135,7 @@ def check_recipe(
     problems.extend(_rule_problems(recipe))
     plans: list[TaskPlan] = []
     if not problems:
-        from agentci.recipe.attachments import attach
+        from agentci.run.attachments import attach
 
         plans = plan_tasks(recipe, values, out_dir or Path(recipe.outputs.dir))
         try:

@@ -28,7 +28,6 @@ from agentci.hooks.private import HookFiles
 from agentci.loop.budget import BudgetTracker, RunTotals
 from agentci.loop.chat import Chat
 from agentci.loop.meter import PriceFn
-from agentci.loop.prompting import task_context, task_system, task_tools
 from agentci.loop.session import Session
 from agentci.loop.state import State
 from agentci.outcome import Status, exit_code_for
@@ -37,6 +36,7 @@ from agentci.recipe.prompt_recipe import recipe_label
 from agentci.recipe.schema import Recipe
 from agentci.reports.report import TaskReport
 from agentci.run.plan import TaskPlan
+from agentci.run.prompting import task_context, task_system, task_tools
 
 if TYPE_CHECKING:
     from agentci.change.change import Change, Patch
@@ -45,8 +45,8 @@ if TYPE_CHECKING:
     from agentci.policy.rules import PolicyEngine
     from agentci.policy.sandbox import Sandbox
     from agentci.reports.redact import Redactor
+    from agentci.run.verify_stage import ChangeCheck
     from agentci.tools.base import Tool
-    from agentci.verify.stage import ChangeCheck
 
 Emit = Callable[[ev.Event], object]
 
@@ -332,16 +332,16 @@ class TaskRun:
     async def _work_on(self, workspace: Path) -> None:
         """Setup, the snapshot the patch is taken against, then the agent loop."""
         from agentci.context.loop_detection import LoopDetector
-        from agentci.context.truncation import SavedOutputs
         from agentci.hooks.runner import HookRunner
         from agentci.policy.env import child_env
         from agentci.policy.gitconfig import warn_credentials
         from agentci.policy.rules import PolicyEngine
         from agentci.policy.sandbox import check_sandbox_mode
+        from agentci.run.verify_stage import ChangeCheck
         from agentci.tools.base import ToolContext
         from agentci.tools.pick_engine import default_engine
         from agentci.tools.scheduler import Scheduler
-        from agentci.verify.stage import ChangeCheck
+        from agentci.tools.truncation import SavedOutputs
 
         recipe = self.settings.recipe
         plan = self.plan
@@ -561,7 +561,7 @@ class TaskRun:
         ``setup.network`` and ``setup.host_sockets`` (both off unless set).
         """
         from agentci.policy.rules import PolicyEngine
-        from agentci.tools.process import run_process
+        from agentci.process import run_process
 
         config = self.settings.recipe.setup_config
         sandbox = None

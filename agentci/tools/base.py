@@ -10,23 +10,15 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from enum import Enum
 from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from agentci.context.truncation import SavedOutputs
+from agentci.policy.access import ToolKind as ToolKind
 from agentci.providers.base import ToolSpec
 from agentci.tools.engine import SearchEngine
-
-
-class ToolKind(str, Enum):
-    """``read`` tools run concurrently; ``edit`` and ``execute`` run alone, in order."""
-
-    read = "read"
-    edit = "edit"
-    execute = "execute"
+from agentci.tools.truncation import SavedOutputs
 
 
 @dataclass

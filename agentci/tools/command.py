@@ -19,12 +19,12 @@ from typing import Any
 from pydantic import BaseModel
 
 from agentci.errors import ToolFailure
+from agentci.process import run_process
 from agentci.providers.base import ToolSpec
 from agentci.recipe.shell_template import render_command
 from agentci.recipe.tool_config import CommandTool
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
 from agentci.tools.json_args import SchemaArgs, schema_args
-from agentci.tools.process import run_process
 
 
 def arg_env(values: dict[str, Any]) -> dict[str, str]:

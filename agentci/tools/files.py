@@ -18,12 +18,12 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentci.context.truncation import SAVED_PREFIX
 from agentci.errors import ToolFailure
 from agentci.policy.gitconfig import is_config_file, sanitise
 from agentci.policy.paths import Protected, anchored, resolve, verify_fd
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
 from agentci.tools.globs import NameGlobs
+from agentci.tools.truncation import SAVED_PREFIX
 
 T = TypeVar("T")
 MAX_READ_BYTES = 20 << 20

@@ -4,7 +4,7 @@ For each call: validate the arguments with the tool's model → before_tool hook
 a ``tool_call_decision`` naming the hook) → policy decision (a ``tool_call_decision``
 event) → execute → after_tool hooks (notes on the result) → cap the output →
 ``tool_call_response`` event (an output over the cap is saved whole, see
-:mod:`agentci.context.truncation`). Consecutive read-only calls run concurrently (their hooks
+:mod:`agentci.tools.truncation`). Consecutive read-only calls run concurrently (their hooks
 too), at most :data:`MAX_CONCURRENT_CALLS` at once, so at most that many hook processes run
 at a time; a call that edits or executes runs alone, in the model's order. A turn runs at
 most :data:`MAX_CALLS_PER_TURN` calls; each call beyond that gets a tool error back (the
@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from agentci.context.truncation import truncate_middle
 from agentci.errors import HookStopped, ToolFailure
 from agentci.events.types import HookResult, ToolCallDecision, ToolCallResponse
 from agentci.policy.rules import PolicyEngine
 from agentci.providers.base import ToolCallPart, ToolResultPart
 from agentci.tools.arg_depth import refusal
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
+from agentci.tools.truncation import truncate_middle
 
 if TYPE_CHECKING:
     from agentci.hooks.runner import HookRunner, HookVerdict

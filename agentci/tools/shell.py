@@ -12,8 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentci.errors import ToolFailure
 from agentci.policy.paths import resolve
+from agentci.process import run_process
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
-from agentci.tools.process import run_process
 
 
 class RunShellCommand(Tool):

@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from agentci.errors import OutputInvalid
-from agentci.loop.state import State
 from agentci.providers.base import ToolSpec
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
 
@@ -94,13 +93,19 @@ def _unresolvable_ref(schema: dict[str, Any], dialect: str | None) -> str | None
     return None
 
 
+class Holder(Protocol):
+    """Where the valid answer is kept (the task's :class:`~agentci.loop.state.State`)."""
+
+    output: dict[str, Any] | None
+
+
 @dataclass
 class Answer:
     """The task's structured answer, as it is handed in."""
 
     schema: dict[str, Any]
     attempts: int
-    state: State
+    state: Holder
     invalid: int = 0  # invalid answers and stops without one, so far
     _fresh: bool = field(default=False, repr=False)  # a valid answer came in this turn
 

@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING, Literal
 
 from junitparser import Error, Failure, JUnitXml, JUnitXmlError, Skipped, TestSuite
 
+from agentci.process import run_process
 from agentci.recipe.schema import Verify
-from agentci.tools.process import run_process
 from agentci.verify.report import ReportPlace, ReportUnreadable, report_place
 
 if TYPE_CHECKING:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from agentci.context.truncation import SavedOutputs
 from agentci.events import types as ev
 from agentci.loop.budget import BudgetTracker
 from agentci.loop.chat import Chat
@@ -18,6 +17,7 @@ from agentci.reports.redact import Redactor
 from agentci.tools.base import ToolContext
 from agentci.tools.registry import default_tools
 from agentci.tools.scheduler import Scheduler
+from agentci.tools.truncation import SavedOutputs
 
 NO_WAIT = RetryConfig(initial_delay_seconds=0, max_delay_seconds=0)
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from agentci.errors import RecipeError
+from agentci.process import run_process
 from agentci.recipe.load import load_recipe, parse_recipe
 from agentci.recipe.schema import json_schema
-from agentci.tools.process import run_process
 
 RECIPE = """\
 version: 1

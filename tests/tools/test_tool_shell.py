@@ -13,7 +13,7 @@ import pytest
 from tool_harness import Harness
 
 from agentci.policy.env import child_env
-from agentci.tools.process import run_process
+from agentci.process import run_process
 
 
 def alive(marker: str) -> list[int]:
@@ -136,7 +136,7 @@ from pathlib import Path
 parent, log = os.getpid(), os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)
 sys.addaudithook(lambda event, args: os.getpid() != parent and os.write(log, event.encode() + b"\\n"))
 from agentci.policy.env import child_env
-from agentci.tools.process import run_process
+from agentci.process import run_process
 
 threading.Thread(target=threading.Event().wait, daemon=True).start()
 res = asyncio.run(run_process("head -c 3000000 /dev/zero > big; echo rc=$?", cwd=Path(sys.argv[2]),

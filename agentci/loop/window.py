@@ -19,7 +19,7 @@ Before each model turn :meth:`ContextKeeper.before_request`:
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from agentci.context.compression import (
     Summary,
@@ -32,15 +32,49 @@ from agentci.context.masking import OutputMasker
 from agentci.context.tokens import estimate_fixed, estimate_messages
 from agentci.errors import ContextWindowFull
 from agentci.events import types as ev
-from agentci.hooks.loop_stages import reported
-from agentci.loop.meter import SideMeter
-from agentci.providers.base import Message
+from agentci.hooks.loop_stages import LoopHooks, reported
+from agentci.loop.budget import BudgetTracker
+from agentci.loop.chat import Chat
+from agentci.loop.meter import PriceFn, SideMeter
+from agentci.loop.state import State
+from agentci.providers.base import Message, ToolSpec
 from agentci.providers.windows import context_window_for
 from agentci.recipe.schema import Context
 
 if TYPE_CHECKING:
-    from agentci.context.truncation import SavedOutputs
-    from agentci.loop.session import Session
+    from agentci.tools.truncation import SavedOutputs
+
+
+class Conversation(Protocol):
+    """What the keeper reads and rewrites of a session (:class:`~agentci.loop.session.Session`)."""
+
+    @property
+    def chat(self) -> Chat:
+        """The task's chat (its current model; the snapshot call goes through it)."""
+
+    @property
+    def budget(self) -> BudgetTracker:
+        """The task's budget (its prompt estimate is kept in step with each rewrite)."""
+
+    @property
+    def price(self) -> PriceFn:
+        """The price of a call, for the snapshot call's own meter."""
+
+    @property
+    def state(self) -> State:
+        """The conversation's state; its messages are what the keeper rewrites."""
+
+    @property
+    def system(self) -> str:
+        """The system prompt (counted in every request)."""
+
+    @property
+    def tools(self) -> list[ToolSpec]:
+        """The tools' declarations (counted in every request)."""
+
+    @property
+    def hooks(self) -> LoopHooks:
+        """The loop's hook stages (``pre_compress``)."""
 
 
 class ContextKeeper:
@@ -62,10 +96,10 @@ class ContextKeeper:
         return context_window_for(model, self.window_override)
 
     @staticmethod
-    def _size(session: Session) -> int:
+    def _size(session: Conversation) -> int:
         return session.budget.prompt.next(session.system, session.tools, session.state.messages)
 
-    def _rewrite(self, session: Session, messages: list[Message]) -> int:
+    def _rewrite(self, session: Conversation, messages: list[Message]) -> int:
         session.state.messages[:] = messages
         session.budget.prompt.rewritten()
         self.masker.rewritten()
@@ -79,7 +113,7 @@ class ContextKeeper:
             self._origin = messages[0].text
         return self._origin
 
-    def _drop(self, session: Session, split: int) -> int:
+    def _drop(self, session: Conversation, split: int) -> int:
         """Drop the first ``split`` messages; the note keeps what the session began with (the
         same text again when the first message is the note of an earlier drop)."""
         messages = session.state.messages
@@ -89,7 +123,7 @@ class ContextKeeper:
         self._note, self._kept = new[0], first
         return self._rewrite(session, new)
 
-    async def before_request(self, session: Session) -> AsyncIterator[ev.Event]:
+    async def before_request(self, session: Conversation) -> AsyncIterator[ev.Event]:
         """Mask, compress and guard before the next request of ``session`` (module doc)."""
         prompt = session.budget.prompt
         for index, saved in self.masker.mask(session.state.messages):
@@ -113,7 +147,8 @@ class ContextKeeper:
         if split and not self.summary_failed and fixed + estimate_messages(older) < window:
             request = snapshot_request(session.chat.model, older)
             meter = SideMeter(session.state, session.budget, session.price)  # its own size
-            summary = Summary(session.chat, request, meter)
+            chat = session.chat
+            summary = Summary(lambda r: chat.stream(r, meter), request)
             async for event in summary:
                 yield event
             status: ev.CompressionStatus = "failed_empty"

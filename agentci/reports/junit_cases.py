@@ -59,7 +59,7 @@ def verify_cases(task: TaskReport) -> list[CaseInfo]:
 
 
 def guard_cases(task: TaskReport) -> list[CaseInfo]:
-    """``guard:<name>`` cases from ``task.extra["guards"]`` (written by agentci.verify.stage)."""
+    """``guard:<name>`` cases from ``task.extra["guards"]`` (written by agentci.run.verify_stage)."""
     cases = []
     for guard in task.extra.get("guards") or []:
         if guard.get("passed"):

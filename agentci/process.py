@@ -16,15 +16,71 @@ import os
 import resource
 import signal
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from agentci.context.truncation import HeadTailBuffer
+from agentci.reaper import dying_with_parent
 
-if TYPE_CHECKING:
-    from agentci.policy.sandbox import Sandbox
+
+class Launcher(Protocol):
+    """Starts a command inside something: the bubblewrap sandbox
+    (:class:`agentci.policy.sandbox.Sandbox`)."""
+
+    def launch(
+        self, argv: Sequence[str], cwd: Path
+    ) -> AbstractContextManager[tuple[list[str], tuple[int, ...]]]:
+        """The command line to start instead of ``argv`` and the descriptors it inherits."""
+        ...
+
+
+def omitted_note(count: int, unit: str = "characters") -> str:
+    """The marker put where output was dropped."""
+    return f"\n[... {count} {unit} omitted ...]\n"
+
+
+class HeadTailBuffer:
+    """Collects a byte stream keeping the first and last ``cap // 2`` bytes.
+
+    Memory stays bounded whatever the stream's length; :meth:`text` joins both ends
+    with a note giving how many bytes were dropped.
+    """
+
+    def __init__(self, cap: int) -> None:
+        self.cap = max(cap, 2)
+        self._head = bytearray()
+        self._tail = bytearray()
+        self.total = 0
+
+    def feed(self, data: bytes) -> None:
+        """Add a chunk of the stream."""
+        self.total += len(data)
+        half = self.cap // 2
+        room = half - len(self._head)
+        if room > 0:
+            self._head += data[:room]
+            data = data[room:]
+        if data:
+            self._tail += data
+            keep = self.cap - half
+            if len(self._tail) > keep:
+                del self._tail[: len(self._tail) - keep]
+
+    @property
+    def dropped(self) -> int:
+        """Bytes seen but not kept."""
+        return self.total - len(self._head) - len(self._tail)
+
+    def text(self) -> str:
+        """The kept output, decoded as UTF-8 (invalid bytes replaced)."""
+        head = self._head.decode("utf-8", errors="replace")
+        tail = self._tail.decode("utf-8", errors="replace")
+        if self.dropped:
+            return head + omitted_note(self.dropped, "bytes") + tail
+        return head + tail
+
 
 #: Largest file a command may write (RLIMIT_FSIZE), in bytes.
 DEFAULT_MAX_FILE_BYTES = 1 << 30
@@ -103,7 +159,7 @@ async def run_process(
     env: Mapping[str, str],
     timeout: float,
     output_cap: int,
-    sandbox: Sandbox | None = None,
+    sandbox: Launcher | None = None,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     max_processes: int = DEFAULT_MAX_PROCESSES,
@@ -117,14 +173,12 @@ async def run_process(
     killed. ``timed_out`` is True when the wall ``timeout`` (seconds) ran out. stdin is
     ``/dev/null`` unless ``stdin`` bytes are given (hooks): they are written, then closed;
     a command that does not read them is not an error. With ``die_with_parent`` the
-    command's group is killed also when agentci is (:mod:`agentci.tools.reaper`; in the
+    command's group is killed also when agentci is (:mod:`agentci.reaper`; in the
     sandbox bubblewrap's ``--die-with-parent`` and PID namespace do it — the watchdog, whose
     parent there is bubblewrap, would end the command at once).
     """
     argv = _limited(command, max_file_bytes, max_processes)
     if die_with_parent and sandbox is None:
-        from agentci.tools.reaper import dying_with_parent
-
         argv = dying_with_parent(argv)
     start = time.monotonic()
     with contextlib.ExitStack() as launching:
