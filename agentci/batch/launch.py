@@ -18,8 +18,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentci.batch.progress import Board, console_mode
+from agentci.batch.runner import BatchRunner
+from agentci.batch.select import load_tasks, select_shard
 from agentci.errors import InvalidInput
 from agentci.events.sinks import tell
+from agentci.events.types import RunFinished
+from agentci.outcome import Status, exit_code_for
+from agentci.policy.env import make_undumpable
+from agentci.process import kill_running_groups
+from agentci.providers.registry import key_vars
+from agentci.recipe.load import load_recipe
+from agentci.reports.outdir import prepare_out_dir
+from agentci.reports.redact import Redactor, neutralise_workflow_commands
+from agentci.run import early
+from agentci.run.crash import crash_exit
 
 
 @dataclass
@@ -40,31 +53,20 @@ class BatchOptions:
 
 def launch_batch(opts: BatchOptions) -> int:
     """Run the batch; return the process exit code (70 when a bug escapes)."""
-    from agentci.run import early
-
     early.remember()  # a signal from now on: every task ends cancelled, with its outputs
     try:
         return _launch(opts)
     except Exception as err:  # noqa: BLE001 - the exit code must still tell the truth
-        from agentci.run.crash import crash_exit
-
         return crash_exit(err)
 
 
 def _default_out(recipes: list[Path]) -> Path:
-    from agentci.recipe.load import load_recipe
-
     with contextlib.suppress(InvalidInput, OSError, IndexError):
         return Path(load_recipe(recipes[0]).outputs.dir)
     return Path(".agentci/out")
 
 
 def _launch(opts: BatchOptions) -> int:
-    from agentci.batch.select import load_tasks, select_shard
-    from agentci.policy.env import make_undumpable
-    from agentci.reports.outdir import prepare_out_dir
-    from agentci.reports.redact import Redactor
-
     make_undumpable()
     redactor = Redactor.from_environ()
     try:
@@ -76,14 +78,9 @@ def _launch(opts: BatchOptions) -> int:
         for line in redactor.redact(str(err)).splitlines() or [""]:
             tell(f"agentci: error: {line}")
         return 2
-    from agentci.providers.registry import key_vars
 
     # a model's key is masked whatever its variable is called
     redactor = Redactor.from_environ(key_vars(t.plan.model for t in tasks))
-
-    from agentci.batch.progress import Board, console_mode
-    from agentci.batch.runner import BatchRunner
-    from agentci.reports.redact import neutralise_workflow_commands
 
     def sanitize(text: str) -> str:
         return neutralise_workflow_commands(redactor.redact(text))
@@ -146,7 +143,6 @@ async def _run_with_signals(batch: Any) -> dict[str, Any]:
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, handler)
-    from agentci.run import early
 
     batch.signal_name = batch.signal_name or early.pending()  # came while it was set up
     result: dict[str, Any] = await batch.run()
@@ -154,10 +150,6 @@ async def _run_with_signals(batch: Any) -> dict[str, Any]:
 
 
 def _exit_now(batch: Any) -> None:
-    from agentci.events.types import RunFinished
-    from agentci.outcome import Status, exit_code_for
-    from agentci.process import kill_running_groups
-
     code = exit_code_for(Status.cancelled, signal_name=batch.signal_name)
     kill_running_groups()
     for runner in list(batch.running.values()):

@@ -26,13 +26,18 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree as ET
 
 from agentci import jsontext
+from agentci.batch.shard_input import copy_tree, read_result, task_dir
 from agentci.errors import InvalidInput
 from agentci.outcome import Status, is_retryable, run_outcome
 from agentci.reports.atomic import write_text_atomic
 from agentci.reports.folders import task_dir_name
+from agentci.reports.junit import junit_text, render_junit
+from agentci.reports.report import RunReport, TaskReport
 from agentci.reports.result import dumps
+from agentci.reports.summary import RETRY_NOTE, WORDING, _cell, _cost
 from agentci.usage import Usage
 
 _TS = "%Y-%m-%dT%H:%M:%S.%fZ"
@@ -93,8 +98,6 @@ def find_task_outputs(dirs: list[Path]) -> list[TaskOutput]:
     the folder of a one-task run. InvalidInput for a folder that is neither, a task found
     twice, or a result.json of another shape (downloaded folders are untrusted input:
     :mod:`agentci.batch.shard_input`)."""
-    from agentci.batch.shard_input import read_result, task_dir
-
     found: list[TaskOutput] = []
     for folder in dirs:
         result = read_result(folder)
@@ -125,8 +128,6 @@ def copy_task_outputs(
 ) -> list[TaskOutput]:
     """Copy each task folder to ``out_dir/<recipe>/<task>/`` (as ``agentci batch`` lays them),
     regular files only and no link followed; what is left out is added to ``skipped``."""
-    from agentci.batch.shard_input import copy_tree
-
     copied = []
     for t in tasks:
         target = out_dir / t.folder
@@ -219,11 +220,6 @@ def merged_result(tasks: list[TaskOutput], not_run: dict[str, str] | None = None
 
 def merged_junit(tasks: list[TaskOutput]) -> str:
     """One suite per task, named ``recipe/task``, from each task's junit.xml."""
-    from xml.etree import ElementTree as ET
-
-    from agentci.reports.junit import junit_text, render_junit
-    from agentci.reports.report import RunReport, TaskReport
-
     root = ET.Element("testsuites")
     for t in sorted(tasks, key=lambda t: t.key):
         name = t.recipe if t.name == t.recipe else t.key
@@ -248,8 +244,6 @@ def merged_junit(tasks: list[TaskOutput]) -> str:
 
 def merged_summary(result: dict[str, Any]) -> str:
     """summary.md of the batch."""
-    from agentci.reports.summary import RETRY_NOTE, WORDING, _cell, _cost
-
     total = result["totals"]
     wording = WORDING.get(result["status"], result["status"])
     lines = [f"## agentci batch: {total['tasks']} tasks", ""]

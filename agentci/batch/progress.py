@@ -22,17 +22,21 @@ import sys
 from collections.abc import Callable
 from typing import Literal, TextIO
 
+from rich.console import Console
+from rich.live import Live
+from rich.text import Text
+
 from agentci.events import types as ev
 from agentci.events.console import ConsoleSink
 from agentci.events.live import Progress
+from agentci.events.sinks import _is_terminal
+from agentci.reports.redact import neutralise_workflow_commands
 
 Mode = Literal["live", "github", "plain", "quiet"]
 
 
 def console_mode(stream: TextIO, *, quiet: bool) -> Mode:
     """Which console fits ``stream`` (see the module docstring)."""
-    from agentci.events.sinks import _is_terminal
-
     if quiet:
         return "quiet"
     if os.environ.get("GITHUB_ACTIONS") == "true":
@@ -60,10 +64,6 @@ class Board:
         self.buffers: dict[str, list[str]] = {key: [] for key in keys}
         self.live = None
         if mode == "live":
-            from rich.console import Console
-            from rich.live import Live
-            from rich.text import Text
-
             self.console = Console(file=self.stream, highlight=False)
             self.live = Live(Text(""), console=self.console, transient=True, auto_refresh=False)
             self.live.start()
@@ -76,8 +76,6 @@ class Board:
     def _print(self, line: str) -> None:
         with contextlib.suppress(OSError, ValueError):  # a closed console must not stop a task
             if self.live is not None:
-                from rich.text import Text
-
                 self.console.print(Text(line), soft_wrap=True)
             else:
                 self.stream.write(line + "\n")
@@ -86,7 +84,6 @@ class Board:
     def _redraw(self) -> None:
         if self.live is None:
             return
-        from rich.text import Text
 
         lines = [self.sanitize(p.line()) for p in self.progress.values()]
         with contextlib.suppress(OSError, ValueError):
@@ -94,8 +91,6 @@ class Board:
 
     def event(self, key: str, line: str | None, event: ev.Event) -> None:
         """One event of task ``key`` (``line``: its console line, if it has one)."""
-        from agentci.reports.redact import neutralise_workflow_commands
-
         progress = self.progress.get(key) or Progress(task=key)
         progress.update(event)
         progress.task = key

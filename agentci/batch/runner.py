@@ -33,26 +33,31 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from agentci import __version__
 from agentci.batch.merge import TaskOutput, read_task_output, write_merged
 from agentci.batch.progress import Board
 from agentci.batch.select import BatchTask
+from agentci.errors import InvalidInput
 from agentci.events import types as ev
+from agentci.events.console import GitHubAnnotationsSink
 from agentci.events.sinks import Emitter, JsonlSink, Sink, utc_now
 from agentci.hooks.private import HookFiles
 from agentci.loop.totals import RunTotals
 from agentci.outcome import Status, exit_code_for, is_retryable
 from agentci.providers.registry import is_offline, warm_up
 from agentci.recipe.schema import Recipe
-from agentci.reports.outdir import release_reserve
-from agentci.reports.redact import Redactor
+from agentci.reports.outdir import prepare_out_dir, release_reserve
+from agentci.reports.redact import Redactor, neutralise_workflow_commands
 from agentci.reports.report import RunReport, TaskReport
 from agentci.run.delivery import Delivery
 from agentci.run.runner import Runner, finish_run, new_run_id
 from agentci.run.task import RunSettings
+from agentci.workspace import ensure_git
 
 
 def isolate(tasks: list[BatchTask], base_dir: Path) -> tuple[dict[str, Recipe], list[str]]:
@@ -60,7 +65,6 @@ def isolate(tasks: list[BatchTask], base_dir: Path) -> tuple[dict[str, Recipe], 
     repository) when its tasks share an in-place workspace with another task — of the batch,
     or of the recipe (so a shard of a recipe is isolated as the whole recipe would be); and a
     note per recipe changed."""
-    from agentci.workspace import ensure_git
 
     def where(t: BatchTask) -> Path:
         return (base_dir / t.recipe.workspace.path).resolve()
@@ -155,7 +159,6 @@ class BatchRunner:
             if self.signal_name is None and (why := self._why_not_start()) is not None:
                 self.not_run[task.key] = why  # nothing new starts
                 return None
-            from agentci.reports.outdir import prepare_out_dir
 
             out = prepare_out_dir(self.out_dir / task.folder, reserve=True)
             sinks: list[Sink] = [JsonlSink(out / "events.jsonl", redact=self.redactor.redact_obj),
@@ -189,10 +192,6 @@ class BatchRunner:
 
     def _annotations(self) -> Any:
         """GitHub annotations (``::error::`` …) of a task, on stdout."""
-        import sys
-
-        from agentci.events.console import GitHubAnnotationsSink
-        from agentci.reports.redact import neutralise_workflow_commands
 
         def sanitize(text: str) -> str:
             return neutralise_workflow_commands(self.redactor.redact(text))
@@ -222,8 +221,6 @@ class BatchRunner:
 
     def _not_started(self, task: BatchTask, out: Path, emitter: Emitter) -> None:
         """A task the signal came before: its outputs say so."""
-        from agentci import __version__
-
         signal = self.signal_name or "SIGTERM"
         code = exit_code_for(Status.cancelled, signal_name=signal)
         reason = f"cancelled by {signal} before it started"
@@ -252,8 +249,6 @@ class BatchRunner:
 def _read(out: Path, task: BatchTask) -> TaskOutput:
     """The task's outputs; when its result.json cannot be read (a full disk), an
     ``internal_error`` entry, so the merged outputs still list it."""
-    from agentci.errors import InvalidInput
-
     try:
         return read_task_output(out)
     except InvalidInput as err:

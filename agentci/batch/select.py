@@ -22,9 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from agentci.errors import InvalidInput
+from agentci.recipe.load import load_recipe
+from agentci.recipe.render import parse_assignments
 from agentci.recipe.schema import Recipe
 from agentci.reports.folders import task_dir_name
 from agentci.run.plan import TaskPlan
+from agentci.run.preflight import check_recipe
 
 _SHARD = re.compile(r"^([1-9][0-9]*)/([1-9][0-9]*)$")
 
@@ -60,10 +63,6 @@ def load_tasks(
     """Check every recipe as ``agentci run`` does (``live=False``: as ``validate`` does, no
     API key needed) and list their tasks, in order; raises :class:`InvalidInput` naming every
     problem (an unknown ``-p``, two recipes of one name)."""
-    from agentci.recipe.load import load_recipe
-    from agentci.recipe.render import parse_assignments
-    from agentci.run.preflight import check_recipe
-
     given = parse_assignments(params)
     loaded = []
     problems: list[str] = []

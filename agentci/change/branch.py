@@ -39,6 +39,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentci.change.snapshot import find_repo_dirs
 from agentci.gitenv import git_argv, git_env, run_git
 
 HASH_TRAILER = "Agentci-Patch-Hash"
@@ -73,8 +74,6 @@ class Repo:
     @classmethod
     def find(cls, path: Path) -> Repo | None:
         """The repository containing ``path``, or None."""
-        from agentci.change.snapshot import find_repo_dirs
-
         found = find_repo_dirs(Path(path).resolve())
         return cls(*found) if found else None
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentci.change.change import Change, Patch, change_of, patch_text
+from agentci.change.privgit import split_z
 from agentci.change.snapshot import (
     DEFAULT_EXCLUDE,
     Baseline,
@@ -34,6 +35,7 @@ from agentci.change.snapshot import (
     record_verify,
     take,
 )
+from agentci.gitenv import run_git
 
 if TYPE_CHECKING:
     import git
@@ -158,9 +160,6 @@ class ChangeTracker:
 def worktree_base(original: Path) -> tuple[str, str]:
     """For ``isolation: worktree``: the commit the agent starts from (``HEAD <id>``) and a short
     description of the original checkout's uncommitted changes ("" when it is clean)."""
-    from agentci.change.privgit import split_z
-    from agentci.gitenv import run_git
-
     found = find_repo_dirs(Path(original).resolve())
     if found is None:
         return "HEAD", ""

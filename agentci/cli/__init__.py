@@ -1,28 +1,51 @@
-"""The ``agentci`` command. Each sub-command lives in its own module and imports what it
-needs when it runs, so ``agentci --version`` stays fast (no google-genai import)."""
+"""The ``agentci`` command. Each sub-command lives in its own module, loaded when it is named
+(or listed by ``--help``), so ``agentci --version`` stays fast (no google-genai import)."""
 
 from __future__ import annotations
 
 import gc
+import importlib
 import os
 import sys
 
 import click
 
 from agentci import __version__
-from agentci.cli.batch import batch_command
-from agentci.cli.cassette import cassette_group
-from agentci.cli.init import init_command
-from agentci.cli.matrix import matrix_command
-from agentci.cli.precommit import pre_commit_command
-from agentci.cli.replay import replay_command
-from agentci.cli.report import report_group
-from agentci.cli.run import run_command
-from agentci.cli.schema import schema_command
-from agentci.cli.validate import validate_command
+from agentci.errors import EarlySignal
+from agentci.outcome import Status, exit_code_for
+from agentci.run import early
+
+#: Each command: the module that defines it and its name there (``--help`` lists them sorted).
+COMMANDS = {
+    "run": ("agentci.cli.run", "run_command"),
+    "validate": ("agentci.cli.validate", "validate_command"),
+    "schema": ("agentci.cli.schema", "schema_command"),
+    "replay": ("agentci.cli.replay", "replay_command"),
+    "init": ("agentci.cli.init", "init_command"),
+    "pre-commit": ("agentci.cli.precommit", "pre_commit_command"),
+    "batch": ("agentci.cli.batch", "batch_command"),
+    "matrix": ("agentci.cli.matrix", "matrix_command"),
+    "report": ("agentci.cli.report", "report_group"),
+    "cassette": ("agentci.cli.cassette", "cassette_group"),
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A group whose commands are imported when they are named: the start-up of one command
+    (``--version`` above all) does not pay for the imports of the others."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module, name = COMMANDS[cmd_name]
+        command: click.Command = getattr(importlib.import_module(module), name)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", "-V", prog_name="agentci")
 def cli() -> None:
     """Run an LLM coding agent headlessly in pipelines, from a YAML recipe.
@@ -37,18 +60,6 @@ def cli() -> None:
     unavailable (quota, 5xx or network after the retries: run it again later), 130/143
     cancelled (SIGINT/SIGTERM).
     """
-
-
-cli.add_command(run_command)
-cli.add_command(validate_command)
-cli.add_command(schema_command)
-cli.add_command(replay_command)
-cli.add_command(init_command)
-cli.add_command(pre_commit_command)
-cli.add_command(batch_command)
-cli.add_command(matrix_command)
-cli.add_command(report_group)
-cli.add_command(cassette_group)
 
 
 def _reserve_std_fds() -> None:
@@ -71,10 +82,6 @@ RUNS_A_RECIPE = ("run", "batch", "pre-commit")
 def main() -> None:
     """Entry point of the ``agentci`` console script."""
     _reserve_std_fds()
-    from agentci.errors import EarlySignal
-    from agentci.outcome import Status, exit_code_for
-    from agentci.run import early
-
     # a signal in the first moments: exit 130 / 143, after a run's outputs (agentci.run.early)
     early.install(remember=len(sys.argv) > 1 and sys.argv[1] in RUNS_A_RECIPE)
     try:

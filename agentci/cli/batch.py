@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from agentci.batch.launch import BatchOptions, launch_batch
 from agentci.cli.options import budget_overrides, parameter_options
 
 
@@ -60,8 +61,6 @@ def batch_command(
     share one get their own git worktree). Writes each task's outputs in <out>/<recipe>/<task>/
     and merged junit.xml, result.json and summary.md in <out>. The exit code is the worst
     task's."""
-    from agentci.batch.launch import BatchOptions, launch_batch
-
     overrides = budget_overrides(max_turns=max_turns, max_cost=max_cost, timeout=timeout)
     raise SystemExit(
         launch_batch(

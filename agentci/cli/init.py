@@ -8,6 +8,9 @@ from pathlib import Path
 import click
 
 from agentci.cli.options import fail
+from agentci.init.scaffold import AlreadyThere, InitChoices, UnsafeTarget, write_init
+from agentci.init.starters import STARTERS
+from agentci.init.workflow import DEFAULT_ACTION
 
 KINDS = ("fix-tests", "fix-lint", "type-errors")
 _ACTION = re.compile(r"^(?:\./[\w./-]+|[\w.-]+/[\w.-]+(?:/[\w./-]+)?@[\w./-]+)$")
@@ -49,10 +52,6 @@ def init_command(
     GitHub workflow that runs it with the agentci Action (.github/workflows/agentci-KIND.yml)
     and the .gitignore line for agentci's outputs. Asks nothing; an existing recipe or
     workflow is never overwritten without --force (and then nothing is written at all)."""
-    from agentci.init.scaffold import AlreadyThere, InitChoices, UnsafeTarget, write_init
-    from agentci.init.starters import STARTERS
-    from agentci.init.workflow import DEFAULT_ACTION
-
     for name, value in (("--verify", verify), ("--setup", setup), ("--model", model)):
         if value is not None and (not value.strip() or "\n" in value):
             raise fail(f"{name} must be one non-empty line")

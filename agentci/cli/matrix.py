@@ -7,7 +7,9 @@ from pathlib import Path
 
 import click
 
+from agentci.batch.select import load_tasks, matrix
 from agentci.cli.options import fail, parameter_options
+from agentci.errors import InvalidInput
 
 
 @click.command(name="matrix")
@@ -26,9 +28,6 @@ def matrix_command(
     one entry per shard with `recipe`, `shard`, `tasks`, `params` and a `name`. Run an entry
     with `agentci run RECIPE --shard SHARD`, then merge the outputs with `agentci report
     merge`. Checks the recipes like `agentci validate`; needs no API key."""
-    from agentci.batch.select import load_tasks, matrix
-    from agentci.errors import InvalidInput
-
     if shards is not None and per_task:
         raise fail("--shards and --per-task exclude each other")
     try:

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from agentci.cli.options import parameter_options
+from agentci.precommit.hook import HookOptions, run_hook
 
 #: What to do instead, in every refusal below.
 _USE_SEPARATOR = (
@@ -97,8 +98,6 @@ def pre_commit_command(
     not be fixed, 2 invalid input, 3 budget exhausted, 4 loop detected, 5 blocked, 6 provider
     error, 70 internal error, 75 provider unavailable (quota or outage: commit again later).
     """
-    from agentci.precommit.hook import HookOptions, run_hook
-
     for name in files:
         if name.startswith("-") and not os.path.lexists(name):
             raise click.UsageError(f"{name!r} is not a file; {_USE_SEPARATOR}")

@@ -11,6 +11,14 @@ from pydantic import BaseModel, ConfigDict
 
 from agentci import jsontext
 from agentci.cli.options import fail
+from agentci.events.read import read_events
+from agentci.events.replay_view import console_lines, jsonl_lines
+from agentci.reports.html_report import patches_on_disk, render_report_html
+from agentci.reports.rebuild import report_from_events
+from agentci.reports.redact import Redactor
+from agentci.reports.summary import render_summary
+from agentci.reports.writer import redact_report
+from agentci.workspace_io import UnsafePath, read_bytes
 
 FORMATS = ("console", "jsonl", "summary", "html")
 
@@ -44,8 +52,6 @@ def replay_command(events: Path, output_format: str, verbose: bool, output: Path
     Event types this agentci does not know are skipped by the console and shown as they are
     by the other formats.
     """
-    from agentci.events.read import read_events
-
     path = events / "events.jsonl" if events.is_dir() else events
     try:
         log = read_events(path)
@@ -68,26 +74,15 @@ def replay_command(events: Path, output_format: str, verbose: bool, output: Path
 
 
 def _render(log: Any, path: Path, output_format: str, verbose: bool) -> str:
-    from agentci.reports.redact import Redactor
-
     redactor = Redactor.from_environ()  # the log is redacted already; this machine's secrets too
     if output_format == "console":
-        from agentci.events.replay_view import console_lines
-
         return console_lines(log, sanitize=redactor.redact, verbose=verbose)
     if output_format == "jsonl":
-        from agentci.events.replay_view import jsonl_lines
-
         return jsonl_lines(log, redact=redactor.redact_obj)
-    from agentci.reports.rebuild import report_from_events
 
     report = report_from_events(log, _result_json(path.parent / "result.json"))
     if output_format == "summary":
-        from agentci.reports.summary import render_summary
-        from agentci.reports.writer import redact_report
-
         return redactor.redact(render_summary(redact_report(report, redactor)))
-    from agentci.reports.html_report import patches_on_disk, render_report_html
 
     patches = patches_on_disk(path.parent, [t.name for t in report.tasks])
     return redactor.redact(render_report_html(report, log, patch=patches, redactor=redactor))
@@ -144,8 +139,6 @@ def _result_json(path: Path) -> dict[str, Any] | None:
     """The run's result.json when it has agentci's shape (it only adds what the events lack:
     guards, test changes, branches); None, with a warning, for one that is broken, a link or
     larger than 16 MB: the view is then made from the events alone."""
-    from agentci.workspace_io import UnsafePath, read_bytes
-
     try:
         data = jsontext.loads(read_bytes(path.parent, path.name, 16 * 1024 * 1024))
         _Result.model_validate(data)

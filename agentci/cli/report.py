@@ -6,14 +6,15 @@ from pathlib import Path
 
 import click
 
+from agentci.batch.merge import copy_task_outputs, find_task_outputs, write_merged
 from agentci.cli.options import fail
+from agentci.errors import InvalidInput
+from agentci.reports.outdir import prepare_out_dir
 
 
 def _refuse_overlap(out_dir: Path, dirs: tuple[Path, ...]) -> None:
     """--out may not be an input folder, inside one, or hold one: the output folder is
     emptied (moved to ``.prev``) before the merge."""
-    from agentci.errors import InvalidInput
-
     out = out_dir.resolve()
     for d in dirs:
         src = d.resolve()
@@ -42,10 +43,6 @@ def merge_command(dirs: tuple[Path, ...], out_dir: Path) -> None:
     DIRS into OUT: each task's folder copied to OUT/<recipe>/<task>/, and one junit.xml,
     result.json and summary.md — the files one `agentci batch` over the same tasks writes.
     The exit code is the merged result's (the worst task's)."""
-    from agentci.batch.merge import copy_task_outputs, find_task_outputs, write_merged
-    from agentci.errors import InvalidInput
-    from agentci.reports.outdir import prepare_out_dir
-
     try:
         _refuse_overlap(out_dir, dirs)
         tasks = find_task_outputs(list(dirs))

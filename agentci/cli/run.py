@@ -7,7 +7,16 @@ from pathlib import Path
 
 import click
 
-from agentci.cli.options import budget_overrides, parameter_options
+from agentci.cli.options import budget_overrides, fail, parameter_options
+from agentci.cli.shard import run_shard
+from agentci.errors import InvalidInput
+from agentci.recipe.prompt_recipe import (
+    RecipeFields,
+    piped_input,
+    read_prompt,
+    with_piped_input,
+)
+from agentci.run.launch import LaunchOptions, launch
 
 
 @click.command(name="run")
@@ -122,15 +131,6 @@ def run_command(
     outputs (events.jsonl, patch.diff, junit.xml, result.json, summary.md, report.html, and
     sarif.json and output.json when there is something to put in them). The exit code tells
     how it ended (agentci --help lists them)."""
-    from agentci.cli.options import fail
-    from agentci.errors import InvalidInput
-    from agentci.recipe.prompt_recipe import (
-        RecipeFields,
-        piped_input,
-        read_prompt,
-        with_piped_input,
-    )
-    from agentci.run.launch import LaunchOptions, launch
 
     if recipe is None and prompt is None:
         raise fail("give a RECIPE file, or a prompt with --prompt TEXT (--prompt - reads stdin)")
@@ -153,8 +153,6 @@ def run_command(
 
     overrides = budget_overrides(max_turns=max_turns, max_cost=max_cost, timeout=timeout)
     if shard is not None:
-        from agentci.cli.shard import run_shard
-
         if recipe is None or fields:
             raise fail("--shard runs a shard of a RECIPE as it is: without --prompt and the flags")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, NoReturn
 
+from agentci.batch.launch import BatchOptions, launch_batch
 from agentci.cli.options import fail
 
 
@@ -24,8 +25,6 @@ def run_shard(
 ) -> NoReturn:
     """Run the tasks of shard ``shard`` one after another, as ``agentci batch --jobs 1`` over
     them would (each task's outputs in <out>/<recipe>/<task>/, merged files in <out>)."""
-    from agentci.batch.launch import BatchOptions, launch_batch
-
     unsupported = [
         flag
         for flag, given in (

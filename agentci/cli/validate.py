@@ -7,6 +7,8 @@ from pathlib import Path
 import click
 
 from agentci.cli.options import fail, parameter_options
+from agentci.errors import InvalidInput
+from agentci.run.preflight import check_recipe
 
 
 @click.command(name="validate")
@@ -27,9 +29,6 @@ def validate_command(recipes: tuple[str, ...], params: tuple[str, ...]) -> None:
     Every error is listed as FILE:LINE: KEY: MESSAGE. Exit 0 when all recipes are valid,
     2 otherwise.
     """
-    from agentci.errors import InvalidInput
-    from agentci.run.preflight import check_recipe
-
     invalid = 0
     for path in recipes:
         try:

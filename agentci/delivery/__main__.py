@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,20 +12,25 @@ from typing import Any
 import click
 
 from agentci import jsontext
+from agentci.delivery.comment import sticky_comment
 from agentci.delivery.context import DeliveryError, GitHubContext, untrusted_checkout
+from agentci.delivery.gh import Gh
+from agentci.delivery.out_folder import UnsafeOutFolder, out_folder, wrote_outputs
+from agentci.delivery.outputs import MAX_JSON, collect, github_output, step_summary
+from agentci.delivery.process import GIT_TIMEOUT, run_bounded, timeout_for
+from agentci.delivery.pull_request import branch_name, commit_patch, open_or_update, push_branch
+from agentci.delivery.sandbox_setup import describe, prepare_sandbox
+from agentci.events.annotations import escape_data
+from agentci.events.workflow_commands import neutralise_workflow_commands
+from agentci.gitenv import git_argv, git_env
+from agentci.reports.folders import task_dir_name
 
 
 def _say(kind: str, text: str, title: str = "agentci delivery") -> None:
-    from agentci.events.annotations import escape_data
-    from agentci.events.workflow_commands import neutralise_workflow_commands
-
     print(f"::{kind} title={title}::{escape_data(neutralise_workflow_commands(text))}")
 
 
 def _head(workspace: Path) -> str:
-    from agentci.delivery.process import GIT_TIMEOUT, run_bounded, timeout_for
-    from agentci.gitenv import git_argv, git_env
-
     try:
         done = run_bounded(git_argv(["rev-parse", "HEAD"], repo=workspace / ".git"),
                            cwd=workspace, env=git_env({"GIT_DIR": str(workspace / ".git")}), timeout=timeout_for(GIT_TIMEOUT),
@@ -54,8 +60,6 @@ def check(workspace: Path) -> None:
 
 
 def _patch_of(task: str, tasks: int) -> str:
-    from agentci.reports.folders import task_dir_name
-
     return "patch.diff" if tasks <= 1 else f"tasks/{task_dir_name(task)}/patch.diff"
 
 
@@ -106,12 +110,6 @@ SUMMARY_BYTES = 4 * 1024 * 1024  # summary.md: a comment or a pull request's bod
 
 def _deliver(out: str, create_pr: bool, comment: bool, workspace: Path, code: str,
              outputs: dict[str, list[str]]) -> None:  # fmt: skip
-    from agentci.delivery.comment import sticky_comment
-    from agentci.delivery.gh import Gh
-    from agentci.delivery.out_folder import UnsafeOutFolder, out_folder, wrote_outputs
-    from agentci.delivery.outputs import MAX_JSON
-    from agentci.delivery.pull_request import branch_name, commit_patch, open_or_update, push_branch
-
     if not (create_pr or comment):
         return
     if not wrote_outputs(code):
@@ -181,8 +179,6 @@ def outputs(out_dir: str, workspace: Path, code: str) -> None:
     """Write the Action's outputs to GITHUB_OUTPUT (and the sandbox warning to
     GITHUB_STEP_SUMMARY) from the run's output folder, read as data. out-dir-ok is false (and
     nothing is read) when the folder is a link, passes through one or lacks agentci's marker."""
-    from agentci.delivery.outputs import collect, github_output, step_summary
-
     run = collect(workspace, out_dir, code)
     if run.unsafe:
         _say("warning", f"the outputs are not read and not uploaded: {run.unsafe}")
@@ -202,10 +198,6 @@ def sandbox(install: bool) -> None:
     """Make bubblewrap work before agentci runs: install it when missing (--install), allow its
     user namespaces where AppArmor restricts them (a profile for bwrap, else the sysctl), probe
     again, and say which was done. Writes problem and userns-fix to GITHUB_OUTPUT."""
-    import shutil
-
-    from agentci.delivery.sandbox_setup import describe, prepare_sandbox
-
     setup = prepare_sandbox(install)
     print(describe(setup, shutil.which("bwrap")))
     if setup.problem:

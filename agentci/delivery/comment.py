@@ -7,6 +7,8 @@ keep one comment each.
 
 from __future__ import annotations
 
+import json
+
 from agentci.delivery.context import DeliveryError, GitHubContext
 from agentci.delivery.gh import Gh
 from agentci.delivery.pull_request import clip
@@ -56,6 +58,4 @@ def sticky_comment(gh: Gh, ctx: GitHubContext, number: int, recipe: str, body: s
 
 
 def _json_body(text: str) -> str:
-    import json
-
     return json.dumps({"body": text})

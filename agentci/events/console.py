@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from agentci.events import types as ev
+from agentci.events.annotations import LocationAnnotations
 from agentci.events.diagnose import cannot_run
 from agentci.events.workflow_commands import neutralise_workflow_commands
 from agentci.outcome import is_retryable
@@ -154,8 +155,6 @@ class GitHubAnnotationsSink:
     """Inside GitHub Actions: warnings and errors as workflow annotations on stdout."""
 
     def __init__(self, stream: TextIO, *, sanitize: Callable[[str], str]) -> None:
-        from agentci.events.annotations import LocationAnnotations
-
         self.stream = stream
         self.sanitize = sanitize
         self.locations = LocationAnnotations(sanitize)

@@ -21,7 +21,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
+from rich.console import Console
+
 from agentci.errors import LogUnwritable
+from agentci.events.console import ConsoleSink
+from agentci.events.live import LiveConsoleSink
 from agentci.events.reserve import release_reserve
 from agentci.events.types import Error, Event, RunFinished
 
@@ -217,14 +221,8 @@ def open_console_sink(
 ) -> Sink:
     """The human view on stderr: one short line per event (see agentci.events.console); on a
     terminal, with a live status line under them (agentci.events.live)."""
-    from agentci.events.console import ConsoleSink
-
     stream = stream or sys.stderr
     if _is_terminal(stream):
-        from rich.console import Console
-
-        from agentci.events.live import LiveConsoleSink
-
         return LiveConsoleSink(
             Console(file=stream, highlight=False), sanitize=sanitize, verbose=verbose
         )

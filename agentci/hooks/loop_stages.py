@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from agentci.errors import HookStopped
 from agentci.events import types as ev
 from agentci.hooks.answer import NOTE_CAP, cap
+from agentci.hooks.runner import HookVerdict
 
 if TYPE_CHECKING:
     from agentci.hooks.runner import HookRunner, HookVerdict
@@ -48,8 +49,6 @@ def reported(verdict: HookVerdict) -> list[ev.Event]:
 
 async def observe(runner: HookRunner | None, stage: str, **fields: Any) -> HookVerdict:
     """Run the hooks of an observing ``stage``; their context, labelled, in recipe order."""
-    from agentci.hooks.runner import HookVerdict
-
     verdict = HookVerdict()
     hooks = runner.matching(stage) if runner is not None else []
     if runner is None or not hooks:
@@ -71,8 +70,6 @@ class LoopHooks:
 
     async def session_start(self, *, prompt: str, model: str) -> HookVerdict:
         """Once per task: the session_start hooks (none after the first call)."""
-        from agentci.hooks.runner import HookVerdict
-
         if self.runner is None or self.runner.started:
             return HookVerdict()
         self.runner.started = True
@@ -88,8 +85,6 @@ class LoopHooks:
 
     async def after_agent(self, *, answer: str, turn: int) -> AfterAgent:
         """The after_agent hooks on a final answer (see :class:`AfterAgent`)."""
-        from agentci.hooks.runner import HookVerdict
-
         verdict = HookVerdict()
         runner = self.runner
         if runner is None or not runner.matching("after_agent"):

@@ -41,6 +41,7 @@ from agentci.errors import BudgetExhausted
 from agentci.loop.state import State
 from agentci.loop.totals import Reservation, RunTotals
 from agentci.providers.base import ModelRequest
+from agentci.providers.pricing import cost_for
 from agentci.providers.registry import defaults_for
 from agentci.recipe.schema import Budget, ModelConfig
 from agentci.usage import Usage
@@ -143,8 +144,6 @@ class BudgetTracker:
 
     def _prices(self, model: str, prompt: int) -> tuple[float, float] | None:
         """(cost of the prompt, cost of one output token) in USD, or None when unpriced."""
-        from agentci.providers.pricing import cost_for
-
         override = self.model.pricing_for(model) if self.model is not None else None
         prompt_cost = cost_for(model, Usage(prompt_tokens=prompt), override)
         if prompt_cost is None:

@@ -27,6 +27,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentci.change.privgit import dot_git_dir
+from agentci.change.snapshot import find_repo_dirs
 from agentci.gitenv import TOOL_CONFIG, config_env, git_env
 from agentci.policy.paths import is_below
 from agentci.policy.shell_parse import Analysis, GlobWord, SimpleCommand
@@ -49,8 +51,6 @@ class Repo:
 def find_repo(workspace: Path) -> Repo | None:
     """The repository the workspace is in (its ``.git``, or one above it), read from ``.git``
     entries without running git; None when there is none."""
-    from agentci.change.snapshot import find_repo_dirs
-
     found = find_repo_dirs(Path(os.path.realpath(workspace)))
     if found is None:
         return None
@@ -111,8 +111,6 @@ def _names(dot: Path, real: Path, own: Path) -> bool:
     if real == own:
         return True
     if dot.is_file():
-        from agentci.change.privgit import dot_git_dir
-
         target = dot_git_dir(dot.parent)
         return target is not None and Path(os.path.realpath(target)) == own
     return False

@@ -22,12 +22,18 @@ A run never waits for input and never outlives its wall clock: without a
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from agentci import jsontext
+from agentci import jsontext, workspace_io
 from agentci.errors import InvalidInput
+from agentci.events.sinks import tell
+from agentci.precommit.scope import as_argument, limit_to_files, normalise
+from agentci.providers.registry import has_credentials
+from agentci.recipe.load import load_recipe
+from agentci.run.launch import LaunchOptions, launch
 
 #: The exit code when the agent changed files: the commit must be made again.
 EXIT_FIXED = 1
@@ -69,8 +75,6 @@ def check_hook_recipe(path: Path, files_param: str) -> dict[str, float]:
 
     The recipe needs a ``list`` parameter named ``files_param`` and must edit the checkout in
     place (``workspace.isolation: none``)."""
-    from agentci.recipe.load import load_recipe
-
     recipe = load_recipe(path)
     spec = recipe.parameters.get(files_param)
     if spec is None or spec.type != "list":
@@ -90,9 +94,6 @@ def check_hook_recipe(path: Path, files_param: str) -> dict[str, float]:
 
 def run_hook(opts: HookOptions) -> int:
     """Run the recipe on ``opts.files``; the exit code of the module docstring."""
-    from agentci.events.sinks import tell
-    from agentci.precommit.scope import as_argument, limit_to_files, normalise
-
     files = normalise(opts.files)
     if not files:
         return 0
@@ -106,7 +107,6 @@ def run_hook(opts: HookOptions) -> int:
         overrides["max_wall_seconds"] = opts.timeout
     if opts.max_cost is not None:
         overrides["max_cost_usd"] = opts.max_cost
-    from agentci.run.launch import LaunchOptions, launch
 
     code = launch(
         LaunchOptions(
@@ -145,12 +145,6 @@ def hook_id(recipe: str) -> str:
 
 def _needs_a_key(path: Path) -> bool:
     """Whether the recipe's model is a live one and no key is set (the run failed for it)."""
-    import os
-
-    from agentci.errors import InvalidInput
-    from agentci.providers.registry import has_credentials
-    from agentci.recipe.load import load_recipe
-
     try:
         return not has_credentials(load_recipe(path).model, os.environ)
     except InvalidInput:  # a model no provider serves: its own message said so
@@ -160,8 +154,6 @@ def _needs_a_key(path: Path) -> bool:
 def _changed_files(out_dir: Path) -> list[str]:
     """result.json's changed files, read as data through :mod:`agentci.workspace_io` (the
     output folder is in the checkout: no link followed, no FIFO waited on)."""
-    from agentci import workspace_io
-
     try:
         data = workspace_io.read_bytes(out_dir, "result.json", 64 << 20)
         result = jsontext.loads(data)

@@ -22,6 +22,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from agentci.errors import InvalidInput
 from agentci.recipe.hints import undefined_hint
+from agentci.recipe.load import text_problem
 from agentci.recipe.schema import Parameter, Recipe
 
 
@@ -135,8 +136,6 @@ def template_error(template: str, values: Mapping[str, Any]) -> str | None:
     error, an undefined name, an error while rendering (``{{ 1/0 }}``, a macro calling itself,
     ``{% include %}``) — and so does a result no command or API can carry (a NUL character, a
     lone surrogate)."""
-    from agentci.recipe.load import text_problem
-
     try:
         text = _ENV.from_string(template).render(**values)
     except UndefinedError as err:

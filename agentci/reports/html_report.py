@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import jinja2
 from markupsafe import Markup
 
 from agentci.events import types as ev
@@ -190,8 +191,6 @@ def _finalize(value: Any) -> Any:
 @functools.lru_cache(maxsize=1)
 def _template() -> Any:
     """The compiled page template (compiled once per process)."""
-    import jinja2
-
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
         autoescape=True,

@@ -28,6 +28,7 @@ from xml.etree import ElementTree as ET
 
 from agentci.outcome import Status, is_retryable
 from agentci.reports.atomic import write_text_atomic
+from agentci.reports.junit_cases import guard_cases, verify_cases
 from agentci.reports.report import RunReport, TaskReport
 
 ERROR_STATUSES = frozenset(
@@ -110,8 +111,6 @@ def _agent_case(name: str, task: TaskReport) -> _Case:
 
 def _verify_cases(name: str, task: TaskReport) -> list[_Case]:
     """``verify:<id>`` and ``guard:<name>`` cases (what they hold: agentci/reports/junit_cases.py)."""
-    from agentci.reports.junit_cases import guard_cases, verify_cases
-
     cases = []
     for info in [*verify_cases(task), *guard_cases(task)]:
         case = _Case(xml_safe(info.name), name, xml_safe(info.status) or None)

@@ -42,6 +42,7 @@ from pathlib import Path
 from agentci.errors import InvalidInput
 from agentci.events.reserve import release_reserve, reserve_space
 from agentci.reports.atomic import is_temp_file
+from agentci.tempdirs import prune_leftovers
 
 MARKER = ".agentci-out"
 _GITIGNORE = "# written by agentci: its outputs are never part of a commit\n*\n"
@@ -226,7 +227,6 @@ def _prepare(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     (path / MARKER).write_text("agentci output folder; moved to .prev by the next run\n")
     (path / ".gitignore").write_text(_GITIGNORE)
-    from agentci.tempdirs import prune_leftovers
 
     prune_leftovers()
     return path.resolve()

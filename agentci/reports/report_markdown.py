@@ -12,13 +12,12 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 
 @functools.lru_cache(maxsize=1)
 def _parser() -> Any:
-    from markdown_it import MarkdownIt
-
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"])
     md.disable(["link", "image", "autolink"])

@@ -27,12 +27,15 @@ import logging
 import os
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
+from html import escape
 from pathlib import Path
 
+from agentci.events.sinks import tell
 from agentci.events.types import VerifyResult
 from agentci.outcome import Status
 from agentci.reports.atomic import write_text_atomic
 from agentci.reports.folders import task_dir_name
+from agentci.reports.html_report import render_run_html
 from agentci.reports.junit import render_junit
 from agentci.reports.outdir import release_reserve
 from agentci.reports.redact import Redactor
@@ -118,8 +121,6 @@ def _safely(
 
 
 def _warn(line: str) -> None:
-    from agentci.events.sinks import tell
-
     tell(line)
 
 
@@ -258,14 +259,10 @@ def write_outputs(
 def _report_html(
     out_dir: Path, run: RunReport, patches: dict[str, str] | None, redactor: Redactor
 ) -> str:
-    from agentci.reports.html_report import render_run_html
-
     return render_run_html(out_dir, run, patches, redactor)
 
 
 def _minimal_html(status: str, exit_code: int) -> str:
-    from html import escape
-
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>agentci</title>'
         f"</head><body><h1>agentci</h1><p>status {escape(status)}, exit code {exit_code}</p>"

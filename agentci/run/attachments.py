@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from agentci import workspace_io
 from agentci.errors import InvalidInput
+from agentci.recipe.load import load_yaml, source_of
 from agentci.recipe.render import render
+from agentci.tools.submit import schema_problem
 
 if TYPE_CHECKING:
     from agentci.recipe.schema import Recipe
@@ -74,19 +76,13 @@ def read_text_file(base: Path, value: str) -> str:
 def load_schema(value: dict[str, Any] | str, base: Path) -> dict[str, Any]:
     """``output.schema``: the mapping itself, or a JSON/YAML file relative to ``base``; checked
     as a JSON Schema whose root is an object."""
-    from agentci.tools.submit import schema_problem
-
     schema: Any = value
     if isinstance(value, str):
         path = base / value
         text = read_text_file(base, value)
         try:
-            if path.suffix == ".json":
-                schema = json.loads(text)
-            else:
-                from agentci.recipe.load import load_yaml
-
-                schema = load_yaml(text, file=path)  # aliases bounded, like a recipe's
+            # YAML: aliases bounded, like a recipe's
+            schema = json.loads(text) if path.suffix == ".json" else load_yaml(text, file=path)
         except InvalidInput as err:
             raise InvalidInput(f"not JSON or YAML: {err}") from None
         except (ValueError, RecursionError) as err:  # json.JSONDecodeError, too deep
@@ -100,8 +96,6 @@ def load_schema(value: dict[str, Any] | str, base: Path) -> dict[str, Any]:
 def attach(recipe: Recipe, plans: list[TaskPlan], recipe_dir: Path) -> None:
     """Load the recipe's ``system_prompt`` (rendered with each plan's values) and
     ``output.schema`` into every plan; raise a :class:`RecipeError` at the key that is wrong."""
-    from agentci.recipe.load import source_of
-
     source = source_of(recipe)
     texts: dict[str, tuple[str | None, str]] = {}  # per plan: its own parameter values
     if recipe.system_prompt is not None:

@@ -12,8 +12,13 @@ from __future__ import annotations
 import traceback
 from typing import TYPE_CHECKING, Any
 
+from agentci.events import types as ev
 from agentci.events.sinks import tell
 from agentci.outcome import Status, exit_code_for
+from agentci.reports.redact import Redactor
+from agentci.reports.report import RunReport, TaskReport
+from agentci.run.runner import finish_run
+from agentci.usage import total
 
 if TYPE_CHECKING:
     from agentci.run.runner import Runner
@@ -23,8 +28,6 @@ INTERNAL_ERROR = exit_code_for(Status.internal_error)
 
 def _redact(redactor: Any, text: str) -> str:
     if redactor is None:
-        from agentci.reports.redact import Redactor
-
         redactor = Redactor.from_environ()
     return redactor.redact(text)
 
@@ -41,11 +44,6 @@ def crash_exit(err: BaseException, *, runner: Runner | None = None, redactor: An
     if runner is None:
         return INTERNAL_ERROR
     try:
-        from agentci.events import types as ev
-        from agentci.reports.report import RunReport
-        from agentci.run.runner import finish_run
-        from agentci.usage import total
-
         message = f"{type(err).__name__}: {err}"
         runner.emitter.emit(ev.Error(kind="internal_error", message=message, traceback=tb))
         tasks = _tasks(runner, message)
@@ -75,8 +73,6 @@ def crash_exit(err: BaseException, *, runner: Runner | None = None, redactor: An
 
 def _tasks(runner: Runner, message: str) -> list[Any]:
     """The tasks that finished, as they finished; the others ``internal_error``."""
-    from agentci.reports.report import TaskReport
-
     done = {r.name: r for r in runner.reports}
     current = runner.current
     if current is not None and current.finished is not None:

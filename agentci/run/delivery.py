@@ -25,6 +25,7 @@ from agentci.change.branch import BranchError, Repo, commit_message
 from agentci.errors import InvalidInput
 from agentci.events import types as ev
 from agentci.outcome import Status
+from agentci.recipe.render import render
 from agentci.reports.redact import Redactor
 from agentci.reports.report import TaskReport
 from agentci.run.plan import TaskPlan
@@ -190,6 +191,4 @@ def _where(refs: str, commit: str) -> str:
 
 
 def _render(template: str, values: dict[str, Any], where: str) -> str:
-    from agentci.recipe.render import render
-
     return render(template, values, where=where).strip()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import sys
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agentci.errors import InvalidInput
+from agentci.events.console import GitHubAnnotationsSink
 from agentci.events.sinks import (
     Emitter,
     JsonlSink,
@@ -27,14 +29,25 @@ from agentci.events.sinks import (
     tell,
     utc_now,
 )
-from agentci.events.types import RunFinished
+from agentci.events.types import Error, RunFinished
 from agentci.outcome import Status, exit_code_for
+from agentci.policy.env import make_undumpable
+from agentci.process import kill_running_groups
+from agentci.providers.registry import key_notes, key_vars
+from agentci.recipe.load import load_recipe
 from agentci.recipe.prompt_recipe import RecipeFields, recipe_label
+from agentci.reports.outdir import prepare_out_dir
+from agentci.reports.redact import Redactor, neutralise_workflow_commands
 from agentci.reports.report import RunReport, TaskReport
+from agentci.run import early
+from agentci.run.crash import crash_exit
+from agentci.run.delivery import Delivery
 from agentci.run.plan import TaskPlan
+from agentci.run.preflight import check_recipe
 from agentci.run.runner import Runner, finish_run, new_run_id
 from agentci.run.task import RunSettings
 from agentci.run.workers import LoopWorkers
+from agentci.tools.mcp.launch import referenced
 
 
 @dataclass
@@ -64,8 +77,6 @@ def _sinks(
 ) -> list[Sink]:
     """The event log, the console view (``console=False``: none, the error is already
     printed), events on stdout (``--format jsonl``) or GitHub annotations (in Actions)."""
-    from agentci.events.console import GitHubAnnotationsSink
-    from agentci.reports.redact import neutralise_workflow_commands
 
     def sanitize(text: str) -> str:
         return neutralise_workflow_commands(redactor.redact(text))
@@ -82,37 +93,25 @@ def _sinks(
 
 def launch(opts: LaunchOptions) -> int:
     """Run the recipe; return the process exit code (70 when a bug escapes, see run.crash)."""
-    from agentci.run import early
-
     early.remember()  # a signal from now on: the run starts cancelled, with its outputs
     try:
         return _launch(opts)
     except Exception as err:  # noqa: BLE001 - the exit code must still tell the truth
-        from agentci.run.crash import crash_exit
-
         return crash_exit(err)
 
 
 def _launch(opts: LaunchOptions) -> int:
-    from agentci.policy.env import make_undumpable
-    from agentci.reports.outdir import prepare_out_dir
-    from agentci.reports.redact import Redactor
-
     make_undumpable()  # a same-user child cannot read /proc/<agentci>/environ
 
     if opts.recipe is not None and not opts.recipe.is_file():  # nothing to run: no outputs
         what = "is a folder, not a recipe file" if opts.recipe.is_dir() else "no such recipe file"
         tell(f"agentci: error: {opts.recipe}: {what}")
         if os.environ.get("GITHUB_ACTIONS") == "true" and opts.output_format != "jsonl":
-            from agentci.reports.redact import neutralise_workflow_commands
-
             text = neutralise_workflow_commands(f"{opts.recipe}: {what}").replace("%", "%25")
             with contextlib.suppress(OSError, ValueError):  # a closed stdout changes nothing
                 print(f"::error title=agentci::agentci invalid_input (exit 2): {text}", flush=True)
         return 2
     try:
-        from agentci.run.preflight import check_recipe
-
         checked = check_recipe(
             opts.recipe,
             opts.params,
@@ -131,14 +130,9 @@ def _launch(opts: LaunchOptions) -> int:
         return invalid_input_exit(opts, out_dir, str(err), Redactor.from_environ())
 
     if not opts.quiet:
-        from agentci.providers.registry import key_notes
-
         models = [n for plan in plans for n in (plan.model.name, *plan.model.fallback_names())]
         for note in key_notes(models, os.environ):
             print(f"agentci: note: {note}", file=sys.stderr)
-    from agentci.providers.registry import key_vars
-    from agentci.tools.mcp.launch import referenced
-
     # a model's key, and the variables MCP servers take (${VAR}), are masked whatever their
     # names
     keys = [*key_vars(plan.model for plan in plans), *referenced(recipe.tools.mcp_servers)]
@@ -152,7 +146,6 @@ def _launch(opts: LaunchOptions) -> int:
         record=opts.record,
         redactor=redactor,
     )
-    from agentci.run.delivery import Delivery
 
     delivery = Delivery.for_run(settings, skip_if_proposed=opts.skip_if_proposed)
     runner = Runner(
@@ -172,8 +165,6 @@ def _launch(opts: LaunchOptions) -> int:
     try:
         report = asyncio.run(_run_with_signals(runner, leave_now))
     except Exception as err:  # noqa: BLE001 - a bug outside any task: still finish the run
-        from agentci.run.crash import crash_exit
-
         return crash_exit(err, runner=runner, redactor=redactor)
     finally:
         emitter.close()
@@ -196,8 +187,6 @@ def shown_path(path: Path) -> str:
 def print_answer(report: RunReport, redactor: Any) -> None:
     """The final answer on stdout (``--prompt``): the structured answer as JSON when the run has
     an output schema, else the model's last message."""
-    import json
-
     task = report.tasks[0] if len(report.tasks) == 1 else None
     if task is None:
         return
@@ -230,8 +219,6 @@ def _replay_hint(record: Path, recipe: Path | None, tasks: int) -> str:
 
 def _outputs_dir(recipe_path: Path | None) -> Path:
     """The recipe's ``outputs.dir`` when it can be read, else the default."""
-    from agentci.recipe.load import load_recipe
-
     if recipe_path is None:
         return Path(".agentci/out")
     try:
@@ -277,14 +264,11 @@ def on_signals(runner: Runner, loop: asyncio.AbstractEventLoop) -> None:
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, handler)
-    from agentci.run import early
 
     runner.signal_name = runner.signal_name or early.pending()  # came while it was set up
 
 
 def _exit_now(runner: Runner) -> None:
-    from agentci.process import kill_running_groups
-
     code = exit_code_for(Status.cancelled, signal_name=runner.signal_name)
     kill_running_groups()  # no tool outlives agentci, even now
     with contextlib.suppress(Exception):  # one last line keeps the log honest
@@ -296,8 +280,6 @@ def _exit_now(runner: Runner) -> None:
 
 def invalid_input_exit(opts: LaunchOptions, out_dir: Path, message: str, redactor: Any) -> int:
     """Say what is wrong in one line, write the outputs of a run that never started, exit 2."""
-    from agentci.reports.outdir import prepare_out_dir
-
     for line in redactor.redact(message).splitlines() or [""]:
         tell(f"agentci: error: {line}")
     try:
@@ -317,7 +299,6 @@ def invalid_input_exit(opts: LaunchOptions, out_dir: Path, message: str, redacto
         tasks=[TaskReport(name=name, status=Status.invalid_input, exit_code=2, reason=message)],
         started_at=utc_now(),
     )
-    from agentci.events.types import Error
 
     emitter.emit(Error(kind="invalid_input", message=message))
     finish_run(report, {name: ""}, out_dir=out_dir, emitter=emitter, redactor=redactor)

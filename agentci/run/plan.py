@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentci.recipe.render import render
+from agentci.errors import InvalidInput
+from agentci.recipe.render import convert, render
 from agentci.recipe.schema import (
     Budget,
     ContextFiles,
@@ -105,9 +106,6 @@ def plan_tasks(recipe: Recipe, values: dict[str, Any], out_dir: Path) -> list[Ta
 
 def task_values(recipe: Recipe, task: Task, values: dict[str, Any]) -> dict[str, Any]:
     """``values`` with the task's ``params`` on top, typed as the recipe's parameters."""
-    from agentci.errors import InvalidInput
-    from agentci.recipe.render import convert
-
     own = {}
     for name, raw in task.params.items():
         spec = recipe.parameters.get(name)

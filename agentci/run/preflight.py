@@ -24,8 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from agentci.errors import InvalidInput, RecipeError, RecipeErrors
+from agentci.hooks.commands import is_inside, resolve_command
+from agentci.providers import make_provider, registry
+from agentci.providers.pricing import has_price
+from agentci.recipe.load import builtin_recipe, load_recipe, source_of
 from agentci.recipe.prompt_recipe import BUILTIN_FILE, RecipeFields
-from agentci.recipe.schema import ModelConfig, Recipe
+from agentci.recipe.render import parse_assignments
+from agentci.recipe.schema import STAGES, ModelConfig, Recipe
+from agentci.run.attachments import attach
 from agentci.run.near_misses import did_you_mean, tool_names, unmatched_tools
 from agentci.run.plan import TaskPlan, merge_model, plan_tasks
 from agentci.run.template_checks import parameter_values, task_param_problems, template_problems
@@ -41,8 +47,6 @@ def apply_budget_overrides(plans: list[TaskPlan], overrides: dict[str, Any]) -> 
 
 def check_cost_budget_prices(recipe: Recipe, plans: list[TaskPlan]) -> None:
     """Refuse a cost budget on a model without a known price (see the module docstring)."""
-    from agentci.providers.pricing import has_price
-
     total_cost = recipe.budget.total is not None and recipe.budget.total.max_cost_usd is not None
     for plan in plans:
         if plan.budget.max_cost_usd is None and not total_cost:
@@ -68,8 +72,6 @@ def check_cost_budget_prices(recipe: Recipe, plans: list[TaskPlan]) -> None:
 def check_models(plans: list[TaskPlan], recipe_dir: Path) -> None:
     """Build each task's provider once: a missing key, a missing or broken ``scripted:`` /
     ``replay:`` file is reported now, in one line (building sends nothing to a model)."""
-    from agentci.providers import make_provider
-
     seen: set[str] = set()
     for plan in plans:
         key = plan.model.model_dump_json()
@@ -110,9 +112,6 @@ def check_recipe(
     :class:`~agentci.errors.RecipeError` listing all problems (``live=False``: no API key
     needed, the SDK is not imported). Files the recipe names are relative to its folder (the
     working directory for the built-in recipe)."""
-    from agentci.recipe.load import builtin_recipe, load_recipe, source_of
-    from agentci.recipe.render import parse_assignments
-
     # a recipe that does not parse can be checked no further
     recipe = load_recipe(path, fields) if path else builtin_recipe(fields or RecipeFields())
     recipe_dir = path.resolve().parent if path is not None else Path.cwd()
@@ -135,8 +134,6 @@ def check_recipe(
     problems.extend(_rule_problems(recipe))
     plans: list[TaskPlan] = []
     if not problems:
-        from agentci.run.attachments import attach
-
         plans = plan_tasks(recipe, values, out_dir or Path(recipe.outputs.dir))
         try:
             attach(recipe, plans, recipe_dir)
@@ -167,9 +164,6 @@ def _model_problems(
     """Each model name agentci cannot serve, each model file missing or broken, each missing
     key (``live``); ``model_flag``: the model's name came from ``--model``, so its problems
     are the flag's, not a recipe line's."""
-    from agentci.providers import registry
-    from agentci.recipe.load import source_of
-
     source = source_of(recipe)
     problems: list[RecipeError] = []
     for loc, written, model in _models(recipe):
@@ -209,8 +203,6 @@ def _model_problems(
 
 def _name_problem(name: str) -> str | None:
     """Why no provider serves model ``name`` (or it is a likely typo of a known model)."""
-    from agentci.providers import registry
-
     try:
         meant = registry.misspelt(name)
     except InvalidInput as err:
@@ -233,8 +225,6 @@ def _model_error(
 
 def _rule_problems(recipe: Recipe) -> list[RecipeError]:
     """Each policy rule naming a tool that does not exist (it would never match)."""
-    from agentci.recipe.load import source_of
-
     source = source_of(recipe)
     problems = []
     for i, rule in enumerate(recipe.policy.rules):
@@ -254,10 +244,6 @@ def _rule_problems(recipe: Recipe) -> list[RecipeError]:
 
 
 def _hook_problems(recipe: Recipe, recipe_dir: Path) -> list[RecipeError]:
-    from agentci.hooks.commands import is_inside, resolve_command
-    from agentci.recipe.load import source_of
-    from agentci.recipe.schema import STAGES
-
     source = source_of(recipe)
     problems = []
     for stage in STAGES:

@@ -23,6 +23,7 @@ from agentci.events import types as ev
 from agentci.events.sinks import Emitter, utc_now
 from agentci.loop.budget import RunTotals
 from agentci.outcome import Status, exit_code_for, run_outcome
+from agentci.reports.child import write_outputs_in_child
 from agentci.reports.redact import Redactor
 from agentci.reports.report import RunReport, TaskReport
 from agentci.reports.writer import UNWRITTEN, write_outputs
@@ -147,8 +148,6 @@ class Runner:
 
     async def _finish(self, report: RunReport, patches: dict[str, str]) -> None:
         """Write the outputs off the event loop, then ``run_finished`` (see the module doc)."""
-        from agentci.reports.child import write_outputs_in_child
-
         out, rd = self.out_dir, self.redactor
         if self.workers is not None:  # so the writer can fork (agentci/run/workers.py)
             await self.workers.retire()

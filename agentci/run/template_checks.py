@@ -13,7 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from agentci.errors import InvalidInput, RecipeError
+from agentci.recipe.load import source_of
+from agentci.recipe.render import convert, template_error
 from agentci.recipe.schema import Recipe, Task
+from agentci.run.plan import task_values
+from agentci.verify.template import placeholder
 
 Location = tuple[int | str, ...]
 
@@ -27,9 +31,6 @@ def parameter_values(
     """Typed values; each unknown or missing parameter is a problem (missing ones get a
     placeholder so the templates can still be checked). A parameter every task sets has no
     recipe-wide value."""
-    from agentci.recipe.load import source_of
-    from agentci.recipe.render import convert
-
     source = source_of(recipe)
     known = ", ".join(sorted(recipe.parameters)) or "none"
     for name in sorted(set(given) - set(recipe.parameters)):
@@ -60,9 +61,6 @@ def parameter_values(
 
 def task_param_problems(recipe: Recipe) -> list[RecipeError]:
     """Each task parameter the recipe does not declare, or whose value has the wrong type."""
-    from agentci.recipe.load import source_of
-    from agentci.run.plan import task_values
-
     source = source_of(recipe)
     problems = []
     for i, task in enumerate(recipe.tasks or []):
@@ -100,11 +98,6 @@ def _task_templates(i: int, task: Task) -> Iterator[tuple[Location, str, bool]]:
 def template_problems(recipe: Recipe, values: dict[str, Any]) -> list[RecipeError]:
     """Each template that does not render (once per field), and each task left without a
     prompt."""
-    from agentci.recipe.load import source_of
-    from agentci.recipe.render import template_error
-    from agentci.run.plan import task_values
-    from agentci.verify.template import placeholder
-
     source = source_of(recipe)
     problems: dict[Location, RecipeError] = {}
     checks: list[tuple[Location, str, bool, dict[str, Any]]] = []

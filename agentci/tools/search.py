@@ -24,6 +24,7 @@ from agentci.policy.paths import git_dirs, inside, resolve
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
 from agentci.tools.engine import GrepResult, Scope, SearchEngine
 from agentci.tools.globs import PathGlob
+from agentci.tools.pick_engine import default_engine
 
 MAX_GLOB_HITS = 500
 MAX_GREP_HITS = 200
@@ -38,7 +39,6 @@ def engine_of(ctx: ToolContext) -> SearchEngine:
     """The task's search engine (chosen once, named in ``task_started``)."""
     if ctx.search is not None:
         return ctx.search
-    from agentci.tools.pick_engine import default_engine  # rg or RE2: loaded when first used
 
     return default_engine()
 

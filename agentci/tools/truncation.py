@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from agentci import workspace_io
 from agentci.errors import ToolFailure
 from agentci.process import omitted_note
+from agentci.reports.redact import Redactor
 
 if TYPE_CHECKING:
     from agentci.recipe.schema import Context
@@ -77,8 +78,6 @@ class SavedOutputs:
     def for_task(cls, out_dir: Path, config: Context, redactor: Redactor | None) -> SavedOutputs:
         """The saved outputs of a task whose output folder is ``out_dir``, capped as the
         recipe's ``context`` says (the redactor: the run's, else one from the environment)."""
-        from agentci.reports.redact import Redactor
-
         redact = (redactor or Redactor.from_environ()).redact
         return cls(out_dir / SAVED_FOLDER, redact, config.tool_output_cap_chars)
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from agentci import jsontext
+from agentci.change.patch import find_repo_root
 from agentci.events.types import VerifyLocation
 from agentci.verify.run import VerifyRun
 
@@ -218,7 +219,6 @@ def run_locations(run: VerifyRun, workspace: Path) -> list[VerifyLocation]:
     (annotations and code scanning name files from the repository root)."""
     if run.passed:
         return []
-    from agentci.change.patch import find_repo_root
 
     root = Path(os.path.realpath(workspace))
     top = find_repo_root(root)
