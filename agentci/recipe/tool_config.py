@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 from pydantic import Field, field_validator, model_validator
 
 from agentci.recipe.fields import Seconds, Strict
+from agentci.recipe.shell_template import template_problem
 
 #: Names of the built-in tools (docs/tools.md): a command tool cannot take one.
 BUILT_IN_NAMES = frozenset(
@@ -165,8 +166,6 @@ class CommandTool(Strict):
     @field_validator("command")
     @classmethod
     def _template(cls, command: str) -> str:
-        from agentci.recipe.shell_template import template_problem
-
         problem = template_problem(command)
         if problem is not None:
             raise ValueError(problem)

@@ -29,7 +29,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentci.errors import InvalidInput
+from agentci.errors import InvalidInput, ToolFailure
+from agentci.policy.paths import resolve
+from agentci.policy.socket_filter import socket_filter
 from agentci.recipe.tool_config import ENV_REFERENCE, McpServer
 
 if TYPE_CHECKING:
@@ -97,9 +99,6 @@ def referenced(servers: Mapping[str, McpServer]) -> list[str]:
 
 def server_cwd(name: str, server: McpServer, workspace: Path) -> Path:
     """The server's working directory: ``cwd`` inside the workspace, the workspace by default."""
-    from agentci.errors import ToolFailure
-    from agentci.policy.paths import resolve
-
     try:
         cwd = resolve(workspace, server.cwd or ".").real
     except ToolFailure as err:
@@ -129,8 +128,6 @@ def supervised(
     argv = list(server.command)
     carried: dict[str, str] = {}
     if sandbox is not None:
-        from agentci.policy.socket_filter import socket_filter
-
         box = sandbox.but(network=server.network, host_sockets=server.host_sockets)
         if box.host_sockets:
             argv = box.wrap(argv, cwd)

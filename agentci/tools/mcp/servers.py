@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fnmatch
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -135,6 +136,4 @@ class McpServers:
 
 
 def _match(name: str, glob: str) -> bool:
-    import fnmatch
-
     return fnmatch.fnmatchcase(name, glob)

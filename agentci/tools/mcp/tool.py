@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from agentci.errors import ToolFailure
 from agentci.providers.base import ToolSpec
+from agentci.recipe.tool_config import check_json_schema
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
 from agentci.tools.json_args import SchemaArgs, schema_args
 from agentci.tools.mcp.connection import McpConnection
@@ -121,8 +122,6 @@ def mcp_tool(
     call_timeout: float,
 ) -> McpTool | str:
     """The tool for ``remote`` (an ``mcp_types.Tool``), or why it cannot be offered."""
-    from agentci.recipe.tool_config import check_json_schema
-
     schema = dict(remote.input_schema or {"type": "object"})
     schema.pop("$schema", None)
     try:
