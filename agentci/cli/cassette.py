@@ -7,6 +7,8 @@ from pathlib import Path
 import click
 
 from agentci.cli.options import fail
+from agentci.errors import InvalidInput
+from agentci.providers.cassette import convert
 
 
 @click.group(name="cassette")
@@ -23,9 +25,6 @@ def convert_command(source: Path, target: Path) -> None:
     replayed without any SDK). SOURCE may be an older Gemini-format cassette (format 1, its
     chunks as Gemini's REST API sent them); its comments and expectations are kept. TARGET may
     be SOURCE itself."""
-    from agentci.errors import InvalidInput
-    from agentci.providers.cassette import convert
-
     try:
         calls = convert(source, target)
     except InvalidInput as err:
