@@ -12,8 +12,8 @@ docs/providers.md).
   (a base URL) may need none. The key's variable is masked in every output like any secret
   (the registry's ``key_vars`` tells the run which one it is when its name does not look secret).
 * Calls: streamed, ``stream_options.include_usage``, the tools as ``function`` tools; the
-  output limit is sent only when the recipe sets ``model.max_output_tokens`` or a budget lowers
-  it (``max_completion_tokens`` to OpenAI and Azure, ``max_tokens`` elsewhere, which local
+  output limit is sent only when the recipe sets ``model.max_output_tokens``, the table
+  (:data:`MODELS`) knows the model's, or a budget lowers it (``max_completion_tokens`` to OpenAI and Azure, ``max_tokens`` elsewhere, which local
   servers know); ``model.thinking_budget`` is not sent.
 * History cost: each message is converted to chat JSON once (:class:`ContentCache`) and the
   history is handed to ``chat.completions.create`` through ``extra_body`` (the SDK's documented
@@ -44,6 +44,12 @@ from agentci.providers.base import (
     ProviderInfo,
     TransientProviderError,
 )
+from agentci.providers.defaults import (
+    DEFAULT_MAX_OUTPUT_TOKENS,
+    ModelDefaults,
+    Price,
+    longest_prefix,
+)
 from agentci.providers.faults import classify_http_error, is_loopback, refused
 from agentci.providers.gemini_wire import ContentCache
 from agentci.providers.openai_wire import (
@@ -62,9 +68,31 @@ PREFIX = "openai:"
 KEY_VAR = "OPENAI_API_KEY"
 BASE_URL_VAR = "OPENAI_BASE_URL"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-#: The output limit the loop asks for when nothing else is set (``agentci.loop.budget``):
-#: a request carrying it has no limit of the recipe's or a budget's, so none is sent.
-LOOP_DEFAULT_MAX_OUTPUT = 65_536
+
+#: OpenAI's models: USD per million tokens (input, output, cached input) as published for the
+#: API at the time of writing (reasoning tokens are billed as output), the input window and the
+#: output limit. A name matches the longest entry it starts with (``gpt-4o-2024-08-06`` is
+#: ``gpt-4o``, ``gpt-4o-mini`` keeps its row); any other model (a local server's) has no price,
+#: the generic window and no output limit of agentci's.
+MODELS: dict[str, ModelDefaults] = {
+    "gpt-5": ModelDefaults(Price(1.25, 10.00, 0.125), 272_000, 128_000),
+    "gpt-5-mini": ModelDefaults(Price(0.25, 2.00, 0.025), 272_000, 128_000),
+    "gpt-5-nano": ModelDefaults(Price(0.05, 0.40, 0.005), 272_000, 128_000),
+    "gpt-4.1": ModelDefaults(Price(2.00, 8.00, 0.50), 1_047_576, 32_768),
+    "gpt-4.1-mini": ModelDefaults(Price(0.40, 1.60, 0.10), 1_047_576, 32_768),
+    "gpt-4.1-nano": ModelDefaults(Price(0.10, 0.40, 0.025), 1_047_576, 32_768),
+    "gpt-4o": ModelDefaults(Price(2.50, 10.00, 1.25), 128_000, 16_384),
+    "gpt-4o-mini": ModelDefaults(Price(0.15, 0.60, 0.075), 128_000, 16_384),
+    "o3": ModelDefaults(Price(2.00, 8.00, 0.50), 200_000, 100_000),
+    "o4-mini": ModelDefaults(Price(1.10, 4.40, 0.275), 200_000, 100_000),
+}
+
+
+def defaults(name: str) -> ModelDefaults:
+    """What the table says of model ``name`` (see :data:`MODELS`)."""
+    return longest_prefix(name, MODELS) or ModelDefaults()
+
+
 #: Hosts that take ``max_completion_tokens`` (and reject ``max_tokens`` for reasoning models).
 _COMPLETION_TOKENS_HOSTS = ("api.openai.com", ".openai.azure.com")
 
@@ -180,8 +208,11 @@ class OpenAIProvider:
         if request.temperature is not None:
             kwargs["temperature"] = request.temperature
         limit = request.max_output_tokens
+        known = longest_prefix(wire_model(request.model), MODELS) is not None
+        # a limit the recipe set, the table's for one of OpenAI's models, or one a budget lowered;
+        # not the generic default, which may be more than a local model can give
         if limit is not None and (
-            self.max_output_tokens is not None or limit < LOOP_DEFAULT_MAX_OUTPUT
+            self.max_output_tokens is not None or known or limit < DEFAULT_MAX_OUTPUT_TOKENS
         ):
             host = (urlsplit(self.endpoint).hostname or "").lower()
             field = (
@@ -276,5 +307,6 @@ PROVIDER = ProviderInfo(
     build=_build,
     has_credentials=_has_key,
     key_vars=lambda model: [model.api_key_env or KEY_VAR],
-    known_models=lambda: ["gpt-4o", "gpt-4.1", "gpt-5", "o3", "o4-mini"],
+    defaults=defaults,
+    known_models=lambda: list(MODELS),
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -315,3 +316,26 @@ def test_history_messages_are_converted_once(fake: FakeOpenAI) -> None:
     assert chat.provider._messages.conversions == 3  # each message once, over two calls
     assert [m["role"] for m in fake.generate_requests[1].body["messages"]] == [
         "system", "user", "assistant", "tool"]  # fmt: skip
+
+
+def test_openais_models_have_prices_windows_and_output_limits() -> None:
+    from agentci.providers.pricing import cost_for, has_price
+    from agentci.providers.registry import defaults_for
+    from agentci.usage import Usage
+
+    million = Usage(prompt_tokens=1_000_000, output_tokens=1_000_000)
+    assert cost_for("openai:gpt-4o-mini-2024-07-18", million) == 0.75
+    assert has_price("openai:gpt-4.1") and not has_price("openai:qwen2.5-coder:7b")
+    assert defaults_for("openai:gpt-4o").context_window == 128_000
+    assert defaults_for("openai:gpt-4o").max_output_tokens == 16_384
+
+
+def test_the_tables_output_limit_goes_to_openai_and_none_to_an_unknown_local_model() -> None:
+    cloud = OpenAIProvider(api_key="k").build_kwargs(
+        replace(request("go"), model="openai:gpt-4o", max_output_tokens=16_384)
+    )
+    assert cloud["max_completion_tokens"] == 16_384 and "max_tokens" not in cloud
+    local = OpenAIProvider(api_key=None, base_url="http://127.0.0.1:11434/v1").build_kwargs(
+        replace(request("go"), model="openai:qwen2.5-coder:7b", max_output_tokens=65_536)
+    )
+    assert "max_tokens" not in local and "max_completion_tokens" not in local
