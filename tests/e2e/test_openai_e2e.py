@@ -193,3 +193,18 @@ def test_model_provider_openai_sends_the_bare_name_and_the_key_api_key_env_names
     assert sent.headers["authorization"] == "Bearer local-secret-value"
     assert [e.model for e in run.events if isinstance(e, ev.Usage)] == ["openai:local-model"]
     assert run.result["summary"] == "Hello. The key was ***."
+
+
+def test_the_key_never_appears_in_the_outputs(tmp_path: Path) -> None:
+    key = "local-canary-4f9d1c2b7a"
+    leak = {"name": "write_file", "args": {"file_path": "k.txt", "content": f"key={key}\n"}}
+    turns = [{"text": f"The key is {key}.", "function_calls": [leak]},
+             {"text": f"Done; I used {key}."}]  # fmt: skip
+    recipe = RECIPE.replace("retry:", "api_key_env: LOCAL_LLM, retry:")
+    run, fake = small_run(tmp_path, turns, {"LOCAL_LLM": key, "OPENAI_API_KEY": ""}, recipe)
+    assert fake.generate_requests[0].headers["authorization"] == f"Bearer {key}"
+    assert run.code == 0, run.stderr
+    for name in ("events.jsonl", "patch.diff", "result.json", "summary.md", "junit.xml"):
+        assert key not in (run.out / name).read_text(), name
+    assert key not in run.stderr + run.stdout
+    assert "+key=***" in run.patch and run.result["patch_redacted"] is True
