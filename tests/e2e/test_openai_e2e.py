@@ -109,14 +109,14 @@ workspace: {path: ws}
 
 
 def small_run(tmp_path: Path, turns: list[Any], env_extra: dict[str, str] | None = None,
-              recipe: str = RECIPE) -> tuple[Run, FakeOpenAI]:  # fmt: skip
-    (tmp_path / "ws").mkdir(exist_ok=True)
+              recipe: str = RECIPE, args: tuple[str, ...] = ()) -> tuple[Run, FakeOpenAI]:  # fmt: skip
+    (tmp_path / "ws").mkdir(parents=True, exist_ok=True)
     subprocess.run(["git", "init", "-q"], cwd=tmp_path / "ws", check=True)
     path = tmp_path / "r.yaml"
     path.write_text(recipe)
     with FakeOpenAI(turns) as fake:
         env = {**fake.env(), **(env_extra or {})}
-        run = run_recipe(path, tmp_path / "out", cwd=tmp_path, env=env)
+        run = run_recipe(path, tmp_path / "out", *args, cwd=tmp_path, env=env)
     return run, fake
 
 
@@ -208,3 +208,16 @@ def test_the_key_never_appears_in_the_outputs(tmp_path: Path) -> None:
         assert key not in (run.out / name).read_text(), name
     assert key not in run.stderr + run.stdout
     assert "+key=***" in run.patch and run.result["patch_redacted"] is True
+
+
+def test_a_session_recorded_through_the_openai_provider_replays_offline(tmp_path: Path) -> None:
+    turns = [{"thought": "easy", "text": "Writing.", "function_calls": [WRITE], "no_ids": True},
+             {"text": "Done."}]  # fmt: skip
+    session = tmp_path / "session.jsonl"
+    first, _ = small_run(tmp_path / "live", turns, args=("--record", str(session)))
+    assert first.code == 0, first.stderr
+    replay = RECIPE.replace('name: "openai:local-model"', f'name: "replay:{session}"')
+    again, fake = small_run(tmp_path / "offline", [], {"OPENAI_API_KEY": ""}, replay)
+    assert_agree(again, "success", 0)
+    assert not fake.requests  # the replay asked no server
+    assert again.patch == first.patch and "+hello" in again.patch
