@@ -344,6 +344,6 @@ def test_a_summary_call_that_fails_for_good_is_reported_and_the_task_goes_on(
 
     first = next(e for e in events if isinstance(e, ev.ChatCompressed))
     assert first.status == "failed_error"
-    assert first.reason is not None and first.reason.startswith("provider_error: ")
+    assert first.reason is not None and first.reason.startswith("provider_unavailable: ")
     assert "HTTP 500" in first.reason
     assert session.state.messages[-1].text == "finished"
