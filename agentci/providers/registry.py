@@ -22,6 +22,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import os
+import re
 from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
@@ -98,8 +99,6 @@ def misspelt(name: str) -> str | None:
     A name that starts with a known one (``gemini-2.5-flash-001``, ``gemini-3-pro-preview``)
     is a version of it, and one whose numbers differ (``gemini-3.5-pro``) may be a newer
     model: neither is a typo."""
-    import re
-
     entry, bare = route(name)
     known = entry.known_models()
     if not known or any(bare.startswith(k) for k in known):
@@ -127,8 +126,10 @@ def suggest(name: str) -> str | None:
         for model in entry.known_models():
             known[model] = model if entry.claims is not None else f"{p}:{model}"
     starts = [m for m in known if name.startswith(m)]
-    if starts:
-        return known[max(starts, key=len)].replace(max(starts, key=len), name)
+    if starts:  # a version of a known model (gpt-4o-mini): the same provider
+        longest = max(starts, key=len)
+        meant = known[longest].removesuffix(longest) + name
+        return meant if meant != name else None
     close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.8)
     return known[close[0]] if close else None
 
@@ -197,7 +198,14 @@ def key_notes(names: list[str], environ: Mapping[str, str] | None = None) -> lis
     """One line per provider of ``names`` about which key it sends (when worth saying)."""
     env = os.environ if environ is None else environ
     notes: list[str] = []
-    for entry in {route(n)[0].name: route(n)[0] for n in names}.values():
+    entries: dict[str, ProviderInfo] = {}
+    for name in names:
+        try:
+            entry = route(name)[0]
+        except InvalidInput:
+            continue
+        entries.setdefault(entry.name, entry)
+    for entry in entries.values():
         note = entry.key_note(env) if entry.key_note is not None else None
         if note:
             notes.append(note)
