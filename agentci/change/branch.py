@@ -145,6 +145,7 @@ class Repo:
         commit id. ``directory``: the workspace's folder inside the repository (the patch's
         paths are relative to it). BranchError when the branch is not agentci's to move (see
         :meth:`movable`) or git cannot make it."""
+        # deferred: gitpython takes ~0.1 s to import; only this git step needs it
         import git
 
         self.git("check-ref-format", "--branch", branch)

@@ -59,6 +59,7 @@ __all__ = [
 
 def find_repo(path: Path) -> git.Repo | None:
     """The non-bare git repository containing ``path`` (GitPython), or None."""
+    # deferred: gitpython takes ~0.1 s to import; only this git step needs it
     import git
 
     try:

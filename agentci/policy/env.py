@@ -121,6 +121,7 @@ def make_undumpable() -> bool:
     if not sys.platform.startswith("linux"):
         return False
     with contextlib.suppress(OSError, AttributeError):
+        # deferred: ctypes is loaded only where prctl is called (Linux)
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)

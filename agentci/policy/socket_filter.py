@@ -43,6 +43,7 @@ class SocketFilterUnavailable(RuntimeError):
 @functools.lru_cache(maxsize=1)
 def _program() -> bytes | str:
     try:
+        # deferred: optional; only the sandbox's socket filter needs it
         import pyseccomp as sc  # type: ignore[import-untyped]
     except (ImportError, OSError, RuntimeError) as exc:  # libseccomp.so.2 is missing
         return f"libseccomp cannot be loaded ({exc}); install libseccomp2"

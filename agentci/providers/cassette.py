@@ -42,6 +42,7 @@ from agentci import jsontext
 from agentci.errors import InvalidInput
 from agentci.finish import Finish
 from agentci.providers.base import Message, ModelChunk, Part, TextPart, ToolCallPart, ToolResultPart
+from agentci.providers.gemini_wire import decode_rest, parse_response
 from agentci.usage import Usage
 
 #: The format written; a cassette whose header names a newer one is refused.
@@ -156,7 +157,6 @@ class Cassette:
         raw = self.calls[index][1].chunks
         if self.version >= 2:
             return [ChunkJson.model_validate(c).to_chunk() for c in raw]
-        from agentci.providers.gemini_wire import decode_rest
 
         return decode_rest(raw)
 
@@ -200,8 +200,6 @@ def load_cassette(path: Path, *, chunks: bool = True) -> Cassette:
                 for c in call.chunks:
                     ChunkJson.model_validate(c)
             elif chunks:
-                from agentci.providers.gemini_wire import parse_response
-
                 for c in call.chunks:
                     parse_response(c)
         except (jsontext.NotJson, ValidationError) as e:

@@ -28,6 +28,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
@@ -197,7 +198,10 @@ class GeminiProvider:
         return self._client
 
     def _new_client(self) -> genai.Client:
+        # deferred: google-genai is slow to import (seconds); only a Gemini call needs it
         from google import genai
+
+        # deferred: google-genai is slow to import (seconds); only a Gemini call needs it
         from google.genai import types
 
         sdk_log = logging.getLogger("google_genai._api_client")
@@ -229,6 +233,7 @@ class GeminiProvider:
             request.thinking_budget,
         )
         if key != self._config_key or self._config is None:
+            # deferred: google-genai is slow to import (seconds); only a Gemini call needs it
             from google.genai import types
 
             thinking = None
@@ -328,6 +333,7 @@ class GeminiProvider:
 def _map_error(e: Exception, *, endpoint: str = DEFAULT_BASE_URL) -> Exception:
     """SDK / transport exception → agentci's typed provider errors (a connection error names
     the ``endpoint`` it tried)."""
+    # deferred: google-genai is slow to import (seconds); only a Gemini call needs it
     from google.genai import errors
 
     if isinstance(e, (ProviderFailed, TransientProviderError)):
@@ -358,9 +364,8 @@ def _build(model: ModelConfig, context: BuildContext) -> GeminiProvider:
 
 def _import_sdk() -> None:
     """Import google-genai (the first model call would)."""
-    import contextlib
-
     with contextlib.suppress(Exception):
+        # deferred: google-genai is slow to import (seconds); only a Gemini call needs it
         import google.genai  # noqa: F401
 
 

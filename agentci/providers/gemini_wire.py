@@ -98,6 +98,7 @@ def tool_to_json(spec: ToolSpec) -> dict[str, Any]:
 
 def tools_to_sdk(tools: list[ToolSpec]) -> list[types.Tool]:
     """Tool specs as one SDK ``Tool`` holding every function declaration."""
+    # deferred: google-genai is slow to import (seconds); only a Gemini call needs it
     from google.genai import types
 
     if not tools:
@@ -223,6 +224,7 @@ def parse_response(raw: dict[str, Any], *, lenient: bool = False) -> types.Gener
     ``lenient`` drops fields this SDK does not know (live answers from a newer API);
     strict parsing (cassettes written by hand) rejects them.
     """
+    # deferred: google-genai is slow to import (seconds); only a Gemini call needs it
     from google.genai import types
 
     with warnings.catch_warnings():

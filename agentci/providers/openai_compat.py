@@ -30,6 +30,7 @@ docs/providers.md).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 from collections.abc import AsyncIterator, Mapping
@@ -161,10 +162,9 @@ class OpenAIProvider:
         return self.base_url or DEFAULT_BASE_URL
 
     def _get_client(self) -> AsyncOpenAI:
-        import asyncio
-
         loop = asyncio.get_running_loop()
         if self._client is None or self._client_loop is not loop:
+            # deferred: the openai SDK is slow to import (seconds); only an OpenAI-compatible model needs it
             from openai import AsyncOpenAI
 
             self._client = AsyncOpenAI(
@@ -252,6 +252,7 @@ class OpenAIProvider:
 
     def _map_error(self, e: Exception) -> Exception:
         """SDK / transport exception → agentci's typed provider errors."""
+        # deferred: the openai SDK is slow to import (seconds); only an OpenAI-compatible model needs it
         import openai
 
         if isinstance(e, (ProviderFailed, TransientProviderError, Blocked)):

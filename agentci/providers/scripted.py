@@ -36,6 +36,7 @@ from agentci.providers.base import (
 from agentci.providers.defaults import ModelDefaults
 from agentci.providers.gemini_tables import finish_of
 from agentci.providers.registry import model_file
+from agentci.recipe.load import load_yaml, validation_errors
 from agentci.usage import Usage
 
 if TYPE_CHECKING:
@@ -132,8 +133,6 @@ class ScriptedProvider:
           usage: {prompt_tokens: 1200, output_tokens: 40}   # optional: else an estimate
           delay_seconds: 0.3                                  # optional: latency
         """
-        from agentci.recipe.load import load_yaml, validation_errors
-
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as err:

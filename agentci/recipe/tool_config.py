@@ -52,6 +52,7 @@ ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 def check_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """``schema`` when it is a valid JSON Schema of an object (a tool's parameters)."""
+    # deferred: jsonschema takes ~0.3 s to import; only a recipe's JSON Schemas need it
     import jsonschema
 
     try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import time
 import traceback
 from collections.abc import AsyncIterator, Callable
@@ -15,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentci.change.patch import ChangeTracker, worktree_base
+from agentci.context.loop_detection import LoopDetector
 from agentci.errors import (
     Blocked,
     BudgetExhausted,
@@ -24,19 +27,43 @@ from agentci.errors import (
     StopRun,
 )
 from agentci.events import types as ev
+from agentci.hooks.loop_stages import session_end
 from agentci.hooks.private import HookFiles
+from agentci.hooks.runner import HookRunner
 from agentci.loop.budget import BudgetTracker, RunTotals
 from agentci.loop.chat import Chat
 from agentci.loop.meter import PriceFn
 from agentci.loop.session import Session
 from agentci.loop.state import State
 from agentci.outcome import Status, exit_code_for
+from agentci.policy.env import child_env
+from agentci.policy.gitconfig import warn_credentials
+from agentci.policy.rules import PolicyEngine
+from agentci.policy.sandbox import bwrap_problem, check_sandbox_mode, make_sandbox
+from agentci.policy.unsandboxed import FALLBACK_NOTE, secrets_warning
+from agentci.process import run_process
+from agentci.providers import make_provider
 from agentci.providers.base import Provider
+from agentci.providers.pricing import cost_for
+from agentci.providers.recording import RecordingProvider
 from agentci.recipe.prompt_recipe import recipe_label
 from agentci.recipe.schema import Recipe
+from agentci.reports.change_report import report_change
+from agentci.reports.hook_facts import hook_facts
+from agentci.reports.outdir import lock_workspace, refuse_inside_workspace
+from agentci.reports.redact import Redactor
 from agentci.reports.report import TaskReport
 from agentci.run.plan import TaskPlan
 from agentci.run.prompting import task_context, task_system, task_tools
+from agentci.run.verify_stage import ChangeCheck
+from agentci.tools.base import ToolContext
+from agentci.tools.mcp.launch import referenced
+from agentci.tools.mcp.servers import McpServers
+from agentci.tools.pick_engine import default_engine
+from agentci.tools.scheduler import Scheduler
+from agentci.tools.truncation import SavedOutputs
+from agentci.verify.kept import keep_ignored
+from agentci.workspace import prepare_workspace
 
 if TYPE_CHECKING:
     from agentci.change.change import Change, Patch
@@ -126,9 +153,6 @@ class TaskRun:
         report = TaskReport(name=self.plan.name, status=Status.internal_error, exit_code=70)
         workspace = None
         try:
-            from agentci.reports.outdir import refuse_inside_workspace
-            from agentci.workspace import prepare_workspace
-
             ws_config, override = self.settings.recipe.workspace, self.settings.workspace_override
             if override is not None:
                 ws_config = ws_config.model_copy(update={"path": str(override)})
@@ -138,8 +162,6 @@ class TaskRun:
             if workspace.isolation == "worktree":
                 self._check_worktree_base(workspace.original)
             elif workspace.isolation == "none":  # one run at a time edits a folder in place
-                from agentci.reports.outdir import lock_workspace
-
                 lock_workspace(workspace.path)
             self._work = asyncio.ensure_future(self._work_on(workspace.path))
             await self.budget.guard_wall(self._work)  # the wall clock cancels the work
@@ -219,8 +241,6 @@ class TaskRun:
 
     def _check_worktree_base(self, original: Path) -> None:
         """``isolation: worktree`` starts from HEAD: say so when the original has more."""
-        from agentci.change.patch import worktree_base
-
         base, dirty = worktree_base(original)
         self.patch_base = base
         if dirty:
@@ -257,7 +277,6 @@ class TaskRun:
                 report.changed_files = change.files
                 if self._completed:
                     report.status, report.reason = self._finished_status(not change.empty)
-                from agentci.reports.change_report import report_change
 
                 redactor = self.settings.redactor
                 self.patch = report_change(
@@ -309,8 +328,6 @@ class TaskRun:
     async def _session_end(self, report: TaskReport) -> None:
         """The session_end hooks of a task whose session started, however it ended; they
         observe (a failure is a warning), and a bug in running them loses no report."""
-        from agentci.hooks.loop_stages import session_end
-
         try:
             events = await session_end(
                 self.hooks,
@@ -325,24 +342,10 @@ class TaskRun:
         for event in events:
             self.emit(event)
         if self.hooks is not None and self.hooks.results:
-            from agentci.reports.hook_facts import hook_facts
-
             report.extra["hooks"] = hook_facts(self.hooks.results)
 
     async def _work_on(self, workspace: Path) -> None:
         """Setup, the snapshot the patch is taken against, then the agent loop."""
-        from agentci.context.loop_detection import LoopDetector
-        from agentci.hooks.runner import HookRunner
-        from agentci.policy.env import child_env
-        from agentci.policy.gitconfig import warn_credentials
-        from agentci.policy.rules import PolicyEngine
-        from agentci.policy.sandbox import check_sandbox_mode
-        from agentci.run.verify_stage import ChangeCheck
-        from agentci.tools.base import ToolContext
-        from agentci.tools.pick_engine import default_engine
-        from agentci.tools.scheduler import Scheduler
-        from agentci.tools.truncation import SavedOutputs
-
         recipe = self.settings.recipe
         plan = self.plan
         check_sandbox_mode(recipe.sandbox)  # under CI, no sandbox is refused before any work
@@ -423,10 +426,6 @@ class TaskRun:
         if not servers:
             yield
             return
-        from agentci.reports.redact import Redactor
-        from agentci.tools.mcp.launch import referenced
-        from agentci.tools.mcp.servers import McpServers
-
         redactor = self.settings.redactor or Redactor.from_environ(referenced(servers))
         async with McpServers.start(
             servers,
@@ -444,8 +443,6 @@ class TaskRun:
     async def _run_checked(self, new_session: Callable[[], Session], workspace: Path) -> None:
         """Baseline verify, the patch baseline, then the session; after each, guards + verify
         decide whether the model gets a follow-up prompt or the task is done (docs/verify.md)."""
-        from agentci.change.patch import ChangeTracker
-
         check = self.check
         assert check is not None
         ready = await check.before_agent()
@@ -460,8 +457,6 @@ class TaskRun:
             workspace, exclude=self._excluded(workspace), deadline=self._git_deadline()
         )
         if self.plan.guards.allowed_paths is not None:  # ignored files are put back after
-            from agentci.verify.kept import keep_ignored
-
             await asyncio.to_thread(keep_ignored, self.tracker.baseline)
         check.tracker = self.tracker
         block = context.block()  # the project context goes with the first prompt only
@@ -491,7 +486,6 @@ class TaskRun:
     def _provider(self) -> Provider:
         if self.settings.provider_factory is not None:
             return self.settings.provider_factory(self.plan)
-        from agentci.providers import make_provider
 
         provider = make_provider(
             self.plan.model,
@@ -499,8 +493,6 @@ class TaskRun:
             shared=self.settings.provider_state,
         )
         if self.settings.record is not None:
-            from agentci.providers.recording import RecordingProvider
-
             return RecordingProvider(provider, self._record_path(self.settings.record))
         return provider
 
@@ -511,19 +503,12 @@ class TaskRun:
         return record
 
     def _price_fn(self) -> PriceFn:
-        from agentci.providers.pricing import cost_for
-
         config = self.plan.model
         return lambda model, usage: cost_for(model, usage, config.pricing_for(model))
 
     def _no_sandbox(self, policy: PolicyEngine, fell_back: str | None) -> None:
         """Without a sandbox: ``auto`` that fell back shrinks the policy's powers, ``none``
         with secrets in reach warns; both are an event and a line in summary.md."""
-        import os
-
-        from agentci.policy.sandbox import bwrap_problem
-        from agentci.policy.unsandboxed import FALLBACK_NOTE, secrets_warning
-
         if fell_back:
             policy.no_sandbox = bwrap_problem() or fell_back
             self.sandbox_note = fell_back + FALLBACK_NOTE
@@ -538,8 +523,6 @@ class TaskRun:
         self, workspace: Path, policy: PolicyEngine, network: bool, host_sockets: bool
     ) -> tuple[Sandbox | None, str | None]:
         """A sandbox for this task; its placeholders are removed when the task ends."""
-        from agentci.policy.sandbox import make_sandbox
-
         box, warning = make_sandbox(
             self.settings.recipe.sandbox,
             workspace=workspace,
@@ -560,9 +543,6 @@ class TaskRun:
         none``; ``copy`` and ``worktree`` start again from the untouched original), with
         ``setup.network`` and ``setup.host_sockets`` (both off unless set).
         """
-        from agentci.policy.rules import PolicyEngine
-        from agentci.process import run_process
-
         config = self.settings.recipe.setup_config
         sandbox = None
         touched = not self.first and self.settings.recipe.workspace.isolation == "none"

@@ -28,6 +28,7 @@ class SchemaArgs(BaseModel):
 
 
 def _messages(schema: dict[str, Any], data: Any) -> list[str]:
+    # deferred: jsonschema takes ~0.3 s to import; only a recipe's JSON Schemas need it
     import jsonschema
 
     validator = jsonschema.validators.validator_for(schema)(schema)

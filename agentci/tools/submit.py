@@ -35,8 +35,13 @@ _DOCUMENT_KEYS = ("$schema", "$id", "title")
 
 def validation_errors(schema: dict[str, Any], instance: Any) -> list[str]:
     """Every way ``instance`` breaks ``schema``, as ``at $.path: message`` (empty: valid)."""
+    # deferred: jsonschema takes ~0.3 s to import; only a recipe's JSON Schemas need it
     from jsonschema import validators
+
+    # deferred: jsonschema takes ~0.3 s to import; only a recipe's JSON Schemas need it
     from referencing import Registry
+
+    # deferred: jsonschema takes ~0.3 s to import; only a recipe's JSON Schemas need it
     from referencing.exceptions import Unresolvable
 
     cls = validators.validator_for(schema)
@@ -57,6 +62,7 @@ def validation_errors(schema: dict[str, Any], instance: Any) -> list[str]:
 
 def schema_problem(schema: Any) -> str | None:
     """Why ``schema`` cannot be an answer's schema (None: it can)."""
+    # deferred: jsonschema takes ~0.3 s to import; only a recipe's JSON Schemas need it
     from jsonschema import SchemaError, validators
 
     if not isinstance(schema, dict):
@@ -75,8 +81,13 @@ def schema_problem(schema: Any) -> str | None:
 def _unresolvable_ref(schema: dict[str, Any], dialect: str | None) -> str | None:
     """The first ``$ref`` of ``schema`` that points nowhere in the schema or the meta-schemas
     (nothing is fetched from the network), or None."""
+    # deferred: jsonschema takes ~0.3 s to import; only a recipe's JSON Schemas need it
     from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
+
+    # deferred: jsonschema takes ~0.3 s to import; only a recipe's JSON Schemas need it
     from referencing.exceptions import Unresolvable
+
+    # deferred: jsonschema takes ~0.3 s to import; only a recipe's JSON Schemas need it
     from referencing.jsonschema import specification_with
 
     root = specification_with(dialect or "").create_resource(schema)

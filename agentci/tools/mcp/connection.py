@@ -89,6 +89,7 @@ class McpConnection:
         return InvalidInput(f"MCP server {self.name!r} could not be started: {why}{more}")
 
     async def _keep(self) -> None:
+        # deferred: the mcp SDK is slow to import (seconds); only a recipe with MCP servers needs it
         from mcp import Client
 
         try:
@@ -118,6 +119,7 @@ class McpConnection:
 
     async def call(self, tool: str, arguments: dict[str, Any], timeout: float) -> Any:
         """``tools/call``; a dead server, a timeout or a protocol error is a ToolFailure."""
+        # deferred: the mcp SDK is slow to import (seconds); only a recipe with MCP servers needs it
         from mcp import MCPError
 
         client = self._client

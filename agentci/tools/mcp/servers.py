@@ -47,7 +47,10 @@ def _transport(
 
         @contextlib.asynccontextmanager
         async def http(_stderr: IO[str]) -> AsyncIterator[Any]:
+            # deferred: the mcp SDK is slow to import (seconds); only a recipe with MCP servers needs it
             import httpx2
+
+            # deferred: the mcp SDK is slow to import (seconds); only a recipe with MCP servers needs it
             from mcp.client.streamable_http import streamable_http_client
 
             timeout = httpx2.Timeout(server.timeout_seconds, read=max(300, server.timeout_seconds))
@@ -63,6 +66,7 @@ def _transport(
     )
 
     def stdio(stderr: IO[str]) -> Any:
+        # deferred: the mcp SDK is slow to import (seconds); only a recipe with MCP servers needs it
         from mcp import StdioServerParameters, stdio_client
 
         return stdio_client(StdioServerParameters(command=exe, args=args, env=env), errlog=stderr)  # type: ignore[arg-type]
