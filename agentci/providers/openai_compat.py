@@ -89,6 +89,11 @@ MODELS: dict[str, ModelDefaults] = {
 }
 
 
+#: OpenAI's reasoning models take only their default temperature (any other value is a 400):
+#: ``model.temperature`` is not sent to them (the ready recipes set 0.2).
+NO_TEMPERATURE = ("gpt-5", "o1", "o3", "o4")
+
+
 def defaults(name: str) -> ModelDefaults:
     """What the table says of model ``name`` (see :data:`MODELS`)."""
     return longest_prefix(name, MODELS) or ModelDefaults()
@@ -205,7 +210,7 @@ class OpenAIProvider:
         }
         if request.tools:
             kwargs["tools"] = self.build_tools(request)
-        if request.temperature is not None:
+        if request.temperature is not None and not kwargs["model"].startswith(NO_TEMPERATURE):
             kwargs["temperature"] = request.temperature
         limit = request.max_output_tokens
         known = longest_prefix(wire_model(request.model), MODELS) is not None

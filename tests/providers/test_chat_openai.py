@@ -339,3 +339,12 @@ def test_the_tables_output_limit_goes_to_openai_and_none_to_an_unknown_local_mod
         replace(request("go"), model="openai:qwen2.5-coder:7b", max_output_tokens=65_536)
     )
     assert "max_tokens" not in local and "max_completion_tokens" not in local
+
+
+def test_temperature_is_not_sent_to_openais_reasoning_models() -> None:
+    provider = OpenAIProvider(api_key="k")
+    for model, sent in (("gpt-5-mini", False), ("o4-mini", False), ("gpt-4.1", True)):
+        kwargs = provider.build_kwargs(
+            replace(request("go"), model=f"openai:{model}", temperature=0.2)
+        )
+        assert ("temperature" in kwargs) is sent, model
