@@ -11,7 +11,7 @@ A verdict whose confidence reaches ``min_confidence`` (default 0.9) is a loop (k
 ``model_judged``). The call goes through the budget like any model call (checked before,
 counted after, a ``usage`` event) — see :class:`~agentci.loop.meter.SideMeter`. An answer that
 is not such a verdict counts as "no loop"; a judge whose API fails for good or whose answer is
-blocked is reported once (``error`` event, kind ``loop_check_failed``) and not asked again.
+blocked is reported once (``warning`` event, kind ``loop_check_failed``) and not asked again.
 """
 
 from __future__ import annotations
@@ -159,7 +159,7 @@ class LoopJudge:
                     yield item
         except (ProviderFailed, Blocked) as err:
             self.failed = True
-            yield ev.Error(
+            yield ev.WarningEvent(
                 kind="loop_check_failed",
                 message=f"the model-judged loop check failed and is off for this task: {err}",
             )

@@ -76,12 +76,12 @@ def collect(workspace: Path, out: str, code: str) -> RunOutputs:
             event = jsontext.loads(line)
         except jsontext.NotJson:
             continue
-        if not isinstance(event, dict) or event.get("type") != "error":
+        if not isinstance(event, dict):
             continue
         message = str(event.get("message", ""))
-        if event.get("kind") == "sandbox_unavailable":
+        if event.get("type") == "warning" and event.get("kind") == "sandbox_unavailable":
             unsandboxed = message
-        if "without a working sandbox" in message:
+        if event.get("type") == "error" and "without a working sandbox" in message:
             refused = message
     summary_bytes = (
         folder.read("summary.md", SUMMARY_LIMIT * 4, cut=True) if folder else None

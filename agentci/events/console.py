@@ -124,6 +124,9 @@ class ConsoleSink:
             case ev.Error():
                 self._errors.append(event.message)
                 return f"  {event.kind}: {_short(event.message, 300)}"
+            case ev.WarningEvent():
+                self._errors.append(event.message)
+                return f"  warning {event.kind}: {_short(event.message, 300)}"
             case ev.UserCancelled():
                 return f"  cancelled by {event.signal}"
             case ev.TaskFinished():
@@ -143,8 +146,8 @@ class ConsoleSink:
         return None
 
 
-#: Error events that are warnings (the run goes on), as annotation titles.
-WARNING_KINDS = {
+#: The warnings that become workflow annotations, with their titles.
+ANNOTATED_WARNINGS: dict[ev.WarningKind, str] = {
     "sandbox_unavailable": "ran without a sandbox",
     "secrets_without_sandbox": "secrets in reach of commands run without a sandbox",
     "loop_check_failed": "model-judged loop check failed",
@@ -172,8 +175,9 @@ class GitHubAnnotationsSink:
                 level, text = "warning", f"agentci budget exhausted: {event.limit}"
             case ev.LoopDetectedEvent():
                 level, text = "warning", f"agentci loop detected: {event.detail}"
-            case ev.Error() if event.kind in WARNING_KINDS:
-                level, text = "warning", f"agentci {WARNING_KINDS[event.kind]}: {event.message}"
+            case ev.WarningEvent() if event.kind in ANNOTATED_WARNINGS:
+                title = ANNOTATED_WARNINGS[event.kind]
+                level, text = "warning", f"agentci {title}: {event.message}"
             case ev.RunFinished() if event.exit_code != 0:
                 retry = is_retryable(event.status)
                 level = "warning" if retry else "error"

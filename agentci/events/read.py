@@ -4,7 +4,8 @@ A log written by another agentci version may hold event types this one does not 
 fields it does not know; a log cut by a kill may end in half a line. None of that stops a
 reader: known events come back as their classes (:mod:`agentci.events.types`), anything else as
 an :class:`OtherEvent` holding the line's object, and lines that are not JSON objects (cut,
-garbage, not UTF-8, nested too deep: :mod:`agentci.jsontext`) are only counted.
+garbage, not UTF-8, nested too deep: :mod:`agentci.jsontext`) are only counted. An ``error`` line
+whose ``kind`` is a warning's (logs written before the ``warning`` event) reads as that warning.
 
 ``max_bytes`` bounds the work on a huge log: reading stops at the first line past it and
 :attr:`EventLog.truncated` says so.
@@ -20,7 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from agentci import jsontext
-from agentci.events.types import EVENT_ADAPTER, EVENT_TYPES, Event
+from agentci.events.types import EVENT_ADAPTER, EVENT_TYPES, WARNING_KINDS, Event
 
 
 @dataclass
@@ -58,6 +59,10 @@ def parse_line(line: str | bytes) -> AnyEvent | None:
     if not isinstance(data, dict):
         return None
     kind = str(data.get("type", ""))
+    if kind == "error" and data.get("kind") in WARNING_KINDS and not data.get("traceback"):
+        # written before the warning event existed: a warning was an error with its kind
+        data = {k: v for k, v in data.items() if k != "traceback"} | {"type": "warning"}
+        kind = "warning"
     if kind in EVENT_TYPES:
         try:
             return EVENT_ADAPTER.validate_python(data)

@@ -3,7 +3,7 @@
 The :class:`Emitter` stamps every event (``seq``, ``ts``, ``run_id``, ``task``) and hands
 the same object to each sink. A console that cannot be written (a closed pipe such as
 ``agentci run --format jsonl | head -1``, a closed stdout or stderr) never changes the outcome:
-that sink is dropped with one note (an ``error`` event, kind ``console_unavailable``) and the
+that sink is dropped with one note (a ``warning`` event, kind ``console_unavailable``) and the
 run goes on; only the JSONL log (``essential``) is an output whose failure counts: when it
 cannot be written (a full disk), the space the output folder kept is freed for the run's last
 events and :class:`LogUnwritable` stops the run, which ends ``internal_error`` with its outputs;
@@ -27,7 +27,7 @@ from agentci.errors import LogUnwritable
 from agentci.events.console import ConsoleSink
 from agentci.events.live import LiveConsoleSink
 from agentci.events.reserve import release_reserve
-from agentci.events.types import Error, Event, RunFinished
+from agentci.events.types import Event, RunFinished, WarningEvent
 
 
 class Sink(Protocol):
@@ -126,7 +126,7 @@ class Emitter:
         if last:
             tell(f"agentci: {message}")
         else:
-            self.emit(Error(kind="console_unavailable", message=message))
+            self.emit(WarningEvent(kind="console_unavailable", message=message))
 
     def close(self) -> None:
         for sink in self.sinks:

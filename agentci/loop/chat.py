@@ -15,7 +15,7 @@ protocol with the Turn:
   of the request, at most :data:`MAX_CORRECTIVE_RETRIES` times, then ProviderFailed.
 * Each request sent is checked and counted by the ``meter`` (budget before, usage after), and
   its ``usage`` event is yielded when it ends, retried or not.
-* An ``error`` event is yielded when the provider had to switch to another way of calling the
+* A ``warning`` event is yielded when the provider had to switch to another way of calling the
   API (:class:`~agentci.providers.base.ProviderDegraded`); the call is retried at once.
 * :class:`~agentci.events.types.ModelFallback` is yielded when the chat switches to the next
   model of ``model.fallback`` (quota exhausted, or retries spent); ``Chat.model`` stays on it.
@@ -46,7 +46,7 @@ from agentci.errors import (
     ProviderFailed,
     ProviderUnavailable,
 )
-from agentci.events.types import Error, Event, InvalidStream, ModelFallback, Retry
+from agentci.events.types import Event, InvalidStream, ModelFallback, Retry, WarningEvent
 from agentci.finish import BLOCKED, COMPLETE, CUT, Finish
 from agentci.providers.base import (
     Message,
@@ -210,7 +210,7 @@ class Chat:
             if isinstance(failure, (Blocked, ProviderFailed, BudgetExhausted)):
                 raise failure
             if isinstance(failure, ProviderDegraded):
-                yield Error(kind=failure.kind, message=str(failure))
+                yield WarningEvent(kind=failure.kind, message=str(failure))
                 yield Retry(attempt=attempt + 1, reason=failure.kind, delay_seconds=0.0)
                 attempt -= 1  # the provider's own switch, not a failed try
                 continue

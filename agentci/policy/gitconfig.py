@@ -14,7 +14,7 @@ includes (``includeIf.gitdir:….path``). :func:`config_files` lists all of thes
   (:func:`sanitised_copies`), so no command of the agent reads the original;
 * ``grep_search`` and ``glob`` never look inside a git dir (agentci.tools.search): whether a
   pattern matches a masked line would tell the value one bit at a time;
-* at the start of each task, :func:`warn_credentials` writes an ``error`` event of kind
+* at the start of each task, :func:`warn_credentials` writes a ``warning`` event of kind
   ``credentials_in_git_config`` (also on the console) telling the user to set
   ``persist-credentials: false``.
 """
@@ -211,7 +211,7 @@ def warn_credentials(workspace: Path, emit: Callable[[ev.Event], object]) -> lis
         if found:
             keys += found
             emit(
-                ev.Error(
+                ev.WarningEvent(
                     kind="credentials_in_git_config",
                     message=WARNING.format(keys=", ".join(sorted(set(found))), file=f),
                 )

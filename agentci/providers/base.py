@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
+from agentci.events.types import WarningKind
 from agentci.finish import Finish
 from agentci.providers.defaults import ModelDefaults
 from agentci.usage import Usage
@@ -148,9 +149,9 @@ class TransientProviderError(Exception):
 
 class ProviderDegraded(TransientProviderError):
     """The provider switched to another way of calling the API after an unexpected failure
-    (``kind`` names it, for an ``error`` event); the call is retried at once."""
+    (``kind`` names it, for a ``warning`` event); the call is retried at once."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: WarningKind, message: str) -> None:
         self.kind = kind
         super().__init__(message)
 

@@ -22,7 +22,7 @@
   ``generate_content_stream`` is used with the same cached JSON contents. Any unexpected
   exception from the private path (AttributeError, TypeError, an answer shape its parsing
   rejects) switches to the public path for the rest of the run (:class:`SdkPaths`): the call is
-  retried at once, after an ``error`` event of kind ``sdk_private_path_disabled``.
+  retried at once, after a ``warning`` event of kind ``sdk_private_path_disabled``.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import logging
 import os
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from agentci.errors import InvalidInput, ProviderFailed
 from agentci.providers import gemini_tables
@@ -64,8 +64,8 @@ if TYPE_CHECKING:
 
 KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 PREFIX = "gemini:"
-#: ``kind`` of the ``error`` event when the private path is given up (see the module doc).
-PRIVATE_PATH_DISABLED = "sdk_private_path_disabled"
+#: ``kind`` of the ``warning`` event when the private path is given up (see the module doc).
+PRIVATE_PATH_DISABLED: Final = "sdk_private_path_disabled"
 DEFAULT_API_VERSION = "v1beta"
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 _BOTH_KEYS = "Both GOOGLE_API_KEY and GEMINI_API_KEY are set"

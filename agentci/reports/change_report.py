@@ -23,7 +23,7 @@ def report_change(
     emit: Callable[[ev.Event], object],
 ) -> str:
     """The patch text (secrets masked in added lines) for the outputs; what it leaves out goes
-    into ``report.extra["patch"]`` and ``error`` events."""
+    into ``report.extra["patch"]`` and ``warning`` events."""
     redactor = redactor or Redactor.from_environ()
     text, masked = redactor.redact_patch(patch.text)
     info = {
@@ -32,7 +32,7 @@ def report_change(
         "nested_repositories": change.nested_repos, "unreadable": change.unreadable,
     }  # fmt: skip
     report.extra["patch"] = info
-    warn = []
+    warn: list[tuple[ev.WarningKind, str]] = []
     if masked:
         warn.append(
             (
@@ -74,5 +74,5 @@ def report_change(
     for path in change.unreadable:
         warn.append(("unreadable_file", f"{path} could not be read; it is not in the patch"))
     for kind, message in warn:
-        emit(ev.Error(kind=kind, message=message))
+        emit(ev.WarningEvent(kind=kind, message=message))
     return text

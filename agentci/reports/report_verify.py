@@ -6,7 +6,7 @@ An attempt ends either with a verify run or, when a path guard (``allowed_paths`
 model asked again — no verify run (agentci.run.verify_stage). Such an attempt still counts against
 ``verify.attempts``, so the table shows it ("attempt 1 · not run"), with the guard that used it,
 instead of jumping from the baseline to attempt 2. Which guard used which attempt is read from
-the task's events: a ``guard_reverted`` error belongs to the attempt in progress; an attempt
+the task's events: a ``guard_reverted`` warning belongs to the attempt in progress; an attempt
 closes with its verify run or its revert, and the next turn starts the next one.
 """
 
@@ -54,7 +54,7 @@ def guard_attempts(events: Iterable[AnyEvent]) -> dict[int, list[tuple[str, str]
             attempt, closed = attempt + 1, False
         elif isinstance(e, ev.VerifyResult) and e.phase == "attempt":
             attempt, closed = e.attempt, True
-        elif isinstance(e, ev.Error) and e.kind == "guard_reverted":
+        elif isinstance(e, ev.WarningEvent) and e.kind == "guard_reverted":
             match = _REVERTED.fullmatch(e.message)
             guard, files = match.groups() if match else ("a guard", "")
             found.setdefault(attempt, []).append((guard, files))

@@ -156,6 +156,8 @@ def _item(e: ev.Event) -> Item | None:  # noqa: C901 - one branch per event type
         case ev.Error():
             tone = "bad" if e.kind in _STOPPING_KINDS else "warn"
             return Item("error", e.kind, text=cut(e.message), detail=cut(e.traceback), tone=tone)
+        case ev.WarningEvent():
+            return Item("warning", e.kind, text=cut(e.message), tone="warn")
         case ev.UserCancelled():
             return Item("cancelled", f"cancelled by {e.signal}", tone="bad")
         case ev.ModelInfo():

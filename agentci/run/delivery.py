@@ -11,7 +11,7 @@
 ``already_proposed`` exits 0: the work is done, in a branch waiting for review (a nightly job
 that finds nothing new must stay green). A branch that cannot be made (the patch does not
 apply to HEAD, masked secrets, a branch whose tip is not the commit agentci made there for
-this task, a branch git cannot create) is an ``error`` event ``branch_failed`` and
+this task, a branch git cannot create) is a ``warning`` event ``branch_failed`` and
 ``tasks[].extra.branch_failed`` in result.json (and a line in summary.md); the task keeps its
 status and its patch.diff.
 """
@@ -124,8 +124,8 @@ class Delivery:
 
     @staticmethod
     def _failed(task: TaskRun, report: TaskReport, message: str) -> None:
-        """``branch_failed``: an error event, and ``extra.branch_failed`` in result.json."""
-        task.emit(ev.Error(kind="branch_failed", message=message))
+        """``branch_failed``: a warning event, and ``extra.branch_failed`` in result.json."""
+        task.emit(ev.WarningEvent(kind="branch_failed", message=message))
         report.extra["branch_failed"] = message
 
     def _commit(

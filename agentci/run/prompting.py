@@ -57,9 +57,9 @@ def task_system(plan: TaskPlan, workspace: Path, tools: dict[str, Tool]) -> str:
 def task_context(
     plan: TaskPlan, workspace: Path, prompt: str, emit: Callable[[ev.Event], object]
 ) -> ProjectContext:
-    """Load the project context files for ``prompt``; each file refused is an ``error`` event
+    """Load the project context files for ``prompt``; each file refused is a ``warning`` event
     of kind ``context_file_skipped``."""
     context = load_context(workspace, plan.context, prompt)
     for path, why in context.skipped:
-        emit(ev.Error(kind="context_file_skipped", message=f"{path}: {why}"))
+        emit(ev.WarningEvent(kind="context_file_skipped", message=f"{path}: {why}"))
     return context

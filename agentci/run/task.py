@@ -245,7 +245,7 @@ class TaskRun:
         self.patch_base = base
         if dirty:
             self.emit(
-                ev.Error(
+                ev.WarningEvent(
                     kind="worktree_base",
                     message=f"the original checkout has uncommitted changes ({dirty}); the "
                     f"agent works on {base} and the patch applies to that commit, not to the "
@@ -512,12 +512,12 @@ class TaskRun:
         if fell_back:
             policy.no_sandbox = bwrap_problem() or fell_back
             self.sandbox_note = fell_back + FALLBACK_NOTE
-            self.emit(ev.Error(kind="sandbox_unavailable", message=self.sandbox_note))
+            self.emit(ev.WarningEvent(kind="sandbox_unavailable", message=self.sandbox_note))
         elif self.settings.recipe.sandbox == "none":
             note = secrets_warning(os.environ)
             if note:
                 self.sandbox_note = note
-                self.emit(ev.Error(kind="secrets_without_sandbox", message=note))
+                self.emit(ev.WarningEvent(kind="secrets_without_sandbox", message=note))
 
     def _sandbox(
         self, workspace: Path, policy: PolicyEngine, network: bool, host_sockets: bool

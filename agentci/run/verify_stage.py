@@ -259,13 +259,13 @@ class ChangeCheck:
             report.extra["guards"] = [self._with_reverts(g).as_dict() for g in self.guard_results]
 
     def _note_reverts(self, results: list[GuardResult]) -> None:
-        """Each revert is an ``error`` event (kind ``guard_reverted``), remembered for the
+        """Each revert is a ``warning`` event (kind ``guard_reverted``), remembered for the
         guard's testcase and summary.md."""
         for r in results:
             if r.ignored_restored:  # put back, not a refusal of the change: the guard holds
                 files = ", ".join(r.ignored_restored)
                 self.emit(
-                    ev.Error(
+                    ev.WarningEvent(
                         kind="guard_reverted",
                         message=f"guard {r.name} put back {len(r.ignored_restored)} ignored "
                         f"file(s) the agent wrote: {files}",
@@ -276,7 +276,7 @@ class ChangeCheck:
                 done.extend(p for p in r.reverted if p not in done)
                 files = ", ".join(r.reverted)
                 self.emit(
-                    ev.Error(
+                    ev.WarningEvent(
                         kind="guard_reverted",
                         message=f"guard {r.name} reverted {len(r.reverted)} file(s), "
                         f"not in the patch: {files}",

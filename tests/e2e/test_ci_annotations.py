@@ -37,7 +37,7 @@ def test_a_missing_recipe_is_an_error_annotation(tmp_path: Path):
 def test_an_unusable_sandbox_is_a_warning_annotation():
     out = io.StringIO()
     sink = GitHubAnnotationsSink(out, sanitize=lambda text: text)
-    sink.write(ev.Error(kind="sandbox_unavailable", message="bubblewrap is not installed"))
+    sink.write(ev.WarningEvent(kind="sandbox_unavailable", message="bubblewrap is not installed"))
     assert out.getvalue() == (
         "::warning title=agentci::agentci ran without a sandbox: bubblewrap is not installed\n"
     )

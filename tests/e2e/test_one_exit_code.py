@@ -4,7 +4,7 @@
   ``allow_no_changes``.
 * A verify command that cannot run (exit 126 / 127, ``runner: pytest`` without a JUnit report)
   is ``invalid_input`` at the baseline: exit 2 before any model call.
-* A guard that reverts files says so: an ``error`` event (``guard_reverted``), a failing
+* A guard that reverts files says so: a ``warning`` event (``guard_reverted``), a failing
   ``guard:<name>`` testcase, a line in summary.md.
 """
 
@@ -103,7 +103,7 @@ def test_a_guard_that_reverted_a_file_is_visible_even_when_the_task_succeeds(tmp
     run = case.run()
     assert_agree(run, "success", 0)
     assert "app.py" in run.patch and "tests/test_x.py" not in run.patch
-    notes = [e for e in run.events if isinstance(e, ev.Error) and e.kind == "guard_reverted"]
+    notes = [e for e in run.events if isinstance(e, ev.WarningEvent) and e.kind == "guard_reverted"]
     assert [n.message for n in notes] == [
         "guard forbid_test_edits reverted 1 file(s), not in the patch: tests/test_x.py"
     ]

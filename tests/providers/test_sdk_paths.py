@@ -34,13 +34,13 @@ def test_an_answer_the_private_path_cannot_parse_switches_to_the_public_path(
     chat = Chat(provider, cfg, sleep=Sleeps())
     res = run(chat, request("hi"))
     assert res.error is None
-    (error,) = res.events("error")
-    assert error.kind == "sdk_private_path_disabled"
-    assert "private streaming path failed" in error.message
+    (warning,) = res.events("warning")
+    assert warning.kind == "sdk_private_path_disabled"
+    assert "private streaming path failed" in warning.message
     assert res.final_parts() == [TextPart("hi")]
     assert not provider.uses_raw_path()  # from now on
     again = run(chat, request("hi again"))
-    assert again.error is None and not again.events("error")
+    assert again.error is None and not again.events("warning")
     assert len(fake.generate_requests) == 3
     assert chat._sleep.delays == []  # switched at once, no backoff
 

@@ -79,7 +79,7 @@ def test_auto_falling_back_end_to_end(tmp_path: Path) -> None:
     assert [rule for rule, _ in decisions] == ["mode:auto_edit", "no_sandbox", "read_only_command"]
     assert "`sandbox: none`" in decisions[1][1]
     assert not marker.exists()
-    warning = next(e for e in run.events if e.type == "error")
+    warning = next(e for e in run.events if e.type == "warning")
     assert warning.kind == "sandbox_unavailable" and "`sandbox: none`" in warning.message
     assert "verify and later setups still run on this machine" in warning.message
     summary = (case.out / "summary.md").read_text()
@@ -89,7 +89,7 @@ def test_auto_falling_back_end_to_end(tmp_path: Path) -> None:
 def test_sandbox_none_with_secrets_warns_in_events_and_summary(tmp_path: Path) -> None:
     case = make_attack(tmp_path, [shell("true"), {"text": "done"}], {"sandbox": "none"})
     run = case.run(env={"CI": "", "GITHUB_ACTIONS": ""})
-    warnings = [e for e in run.events if e.type == "error"]
+    warnings = [e for e in run.events if e.type == "warning"]
     assert [e.kind for e in warnings] == ["secrets_without_sandbox"]
     assert "GEMINI_API_KEY" in warnings[0].message and "GITHUB_TOKEN" in warnings[0].message
     assert "/proc/<pid>/environ of agentci's parent processes" in warnings[0].message

@@ -69,7 +69,7 @@ def test_a_checkout_with_credentials_is_warned_about(tmp_path: Path) -> None:
     persist_credentials(case.repo)
     run = case.run()
     warnings = [
-        e for e in run.events if e.type == "error" and e.kind == "credentials_in_git_config"
+        e for e in run.events if e.type == "warning" and e.kind == "credentials_in_git_config"
     ]
     assert len(warnings) == 1
     assert "persist-credentials: false" in warnings[0].message
@@ -81,7 +81,7 @@ def test_no_warning_without_credentials(tmp_path: Path) -> None:
     case = make_attack(tmp_path, [{"text": "done"}])
     run = case.run()
     assert not [
-        e for e in run.events if e.type == "error" and e.kind == "credentials_in_git_config"
+        e for e in run.events if e.type == "warning" and e.kind == "credentials_in_git_config"
     ]
 
 
