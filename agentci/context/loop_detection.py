@@ -19,11 +19,13 @@ detection ends the task with status ``loop_detected`` (exit 4).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from agentci.context.content_loops import ContentLoops
 from agentci.context.tool_cycles import ToolCycles
 from agentci.events import types as ev
+from agentci.policy.access import Access
 from agentci.providers.base import ToolCallPart
 from agentci.recipe.schema import LoopDetection
 
@@ -54,14 +56,19 @@ class LoopDetector:
         """A prompt (the task's, or verify's feedback) starts a new answer."""
         self.content.reset()
 
-    def observe(self, calls: list[ToolCallPart]) -> LoopHit | None:
-        """Feed one answer's tool calls, every one of them, in order."""
+    def observe(
+        self,
+        calls: list[ToolCallPart],
+        accesses: Callable[[ToolCallPart], Sequence[Access]] | None = None,
+    ) -> LoopHit | None:
+        """Feed one answer's tool calls, every one of them, in order; ``accesses`` says what a
+        call touches (its tool's :meth:`~agentci.tools.base.Tool.accesses`)."""
         self.content.reset()  # text on both sides of a tool call is not one stream
         if not self.config.tool_calls:
             return None
         hit = None
         for call in calls:
-            detail = self.tools.observe(call)
+            detail = self.tools.observe(call, accesses(call) if accesses else ())
             if detail is not None and hit is None:
                 hit = LoopHit("tool_call", detail)
                 self.tools.reset()

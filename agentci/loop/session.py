@@ -167,7 +167,7 @@ class Session:
                 ToolResultPart(c.id, c.name, "", error="not started: the tool-call budget is spent")
                 for c in calls[allowed:]
             ]
-            if hit := self.loops.observe(calls):
+            if hit := self.loops.observe(calls, self.scheduler.accesses):
                 async for event in self._recover(hit, results):
                     yield event
             else:

@@ -1,9 +1,22 @@
-"""What the policy knows of a tool: its name and its kind (read, edit, execute), never its class."""
+"""What the policy knows of a tool call: the tool's name and what the call touches, as the tool
+declares it — never the tool's class nor its arguments.
+
+A tool says what one call reads, writes or executes (:meth:`agentci.tools.base.Tool.accesses`);
+the policy (:mod:`agentci.policy.rules`) and loop detection
+(:mod:`agentci.context.tool_cycles`) look at these values, never at argument names. ``path``
+is as the model wrote it (workspace-relative, or whatever it sent: the policy resolves it and
+refuses what leads outside). An ``exec`` access may carry the ``command`` it runs (the shell
+tool's command line, judged word by word); one without a command is judged by rules naming the
+tool and the mode. A tool that declares nothing is judged as :data:`UNDECLARED`: it executes, in
+the workspace root — allowed only by a rule naming it, or ``yolo`` (fail closed). The recipe's
+MCP and command tools are such tools.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
-from typing import Protocol
+from typing import Literal
 
 
 class ToolKind(str, Enum):
@@ -14,17 +27,18 @@ class ToolKind(str, Enum):
     execute = "execute"
 
 
-class Judged(Protocol):
-    """A tool as the policy judges it (:class:`agentci.tools.base.Tool` is one)."""
+AccessKind = Literal["read", "write", "exec"]
 
-    @property
-    def name(self) -> str:
-        """The name the model calls it by."""
 
-    @property
-    def kind(self) -> ToolKind:
-        """Whether it reads, edits or executes."""
+@dataclass(frozen=True)
+class Access:
+    """One thing a call does: ``read`` or ``write`` the file or folder ``path``, or ``exec``
+    (run something) in the folder ``path``, the shell's ``command`` when it is one."""
 
-    @property
-    def judged_by_name(self) -> bool:
-        """True for a recipe's own tools (MCP, commands): only rules naming them decide."""
+    kind: AccessKind
+    path: str = "."
+    command: str | None = None
+
+
+#: What a tool that declares no access is taken to do.
+UNDECLARED = (Access("exec", "."),)

@@ -14,7 +14,11 @@ Order of judgement, first match wins:
 6. the mode's default: ``read_only`` reads, ``auto_edit`` reads and edits (plus built-in
    read-only commands for both), ``yolo`` everything.
 
-A deny is returned to the model as the tool's error, with the reason.
+A deny is returned to the model as the tool's error, with the reason. The engine judges what a
+call touches (:class:`~agentci.policy.access.Access` values the tool declares), never the
+tool's arguments or class: ``read``/``write`` a path (containment, protected paths, path
+rules), ``exec`` a shell command in a folder (everything above), or ``exec`` something it cannot
+see into (only a rule naming the tool, or ``yolo``, allows it).
 """
 
 from __future__ import annotations
@@ -23,11 +27,9 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from agentci.errors import ToolFailure
 from agentci.policy import shell_parse as sp
-from agentci.policy.access import Judged, ToolKind
+from agentci.policy.access import UNDECLARED, Access
 from agentci.policy.command_forms import allow_form, deny_form
 from agentci.policy.decision import (
     CompiledRule,
@@ -95,22 +97,69 @@ class PolicyEngine:
 
     # ---- deciding -------------------------------------------------------------------
 
-    def decide(self, tool: Judged, args: BaseModel) -> Decision:
-        """Decide one call (its arguments already validated)."""
-        if tool.judged_by_name:
-            return self._decide_by_name(tool)
-        if tool.kind is ToolKind.execute:
-            return self._decide_shell(tool, args)
-        return self._decide_file(tool, args)
+    def decide(self, tool: str, accesses: Sequence[Access]) -> Decision:
+        """Decide one call of ``tool`` from what it touches (its
+        :meth:`~agentci.tools.base.Tool.accesses`): every access must be allowed, the first
+        deny decides. A call that declares nothing is judged as :data:`UNDECLARED`."""
+        done: list[Decision] = []
+        for access in accesses or UNDECLARED:
+            if access.kind != "exec":
+                d = self._decide_file(tool, access)
+            elif access.command is not None:
+                d = self._decide_shell(tool, access.command, access.path)
+            else:
+                d = self._decide_exec(tool, access)
+            if not d.allowed:
+                return d
+            done.append(d)
+        return next((d for d in done if d.env), done[0])
 
-    def _decide_by_name(self, tool: Judged) -> Decision:
-        """An MCP or command tool: rules naming it (without ``command`` or ``path``, which
-        only built-in tools have) decide, deny first; else ``yolo`` and reads (a server the
-        recipe trusts as read-only) are allowed, anything else is denied."""
+    def _name_rules(self, tool: str, rel: str) -> Decision | None:
+        """The first rule without a command for ``tool`` on ``rel``: deny rules first."""
+        applicable = [r for r in self.rules if r.tool_matches(tool) and r.rule.command is None]
+        for r in applicable:
+            if r.rule.decision == "deny" and (r.rule.path is None or r.path_matches(rel)):
+                return deny(r.label, r.rule.reason or f"denied by {r.label}")
+        for r in applicable:
+            if r.rule.decision == "allow" and (r.rule.path is None or r.path_matches(rel)):
+                return allow(r.label, r.rule.reason)
+        return None
+
+    def _decide_file(self, tool: str, access: Access) -> Decision:
+        try:
+            target = resolve(self.workspace, access.path or ".")
+        except ToolFailure as exc:
+            return deny("containment", str(exc))
+        rel = target.rel
+        if access.kind == "write":
+            why = self.protected.why(
+                target.real, rel, workflows_allowed=self.workflows_allowed(tool)
+            )
+            if why:
+                return deny(f"protected:{why}", f"{rel} is protected ({why}); never writable")
+        by_rule = self._name_rules(tool, rel)
+        if by_rule is not None:
+            return by_rule
+        if access.kind == "read" or self.mode in ("auto_edit", "yolo"):
+            return allow(f"mode:{self.mode}")
+        return deny(
+            f"mode:{self.mode}",
+            f"{tool} is not allowed in {self.mode} mode (no human to ask in CI)",
+        )
+
+    def _decide_exec(self, tool: str, access: Access) -> Decision:
+        """A call that runs something agentci cannot read as a command line (an MCP or command
+        tool, a tool that declares nothing): rules naming the tool (without ``command`` or
+        ``path``, which only built-in tools have) decide, deny first; else only ``yolo``
+        allows it."""
+        try:
+            resolve(self.workspace, access.path or ".")
+        except ToolFailure as exc:
+            return deny("containment", str(exc))
         rules = [
             r
             for r in self.rules
-            if r.tool_matches(tool.name) and r.rule.command is None and r.rule.path is None
+            if r.tool_matches(tool) and r.rule.command is None and r.rule.path is None
         ]
         for r in rules:
             if r.rule.decision == "deny":
@@ -118,51 +167,23 @@ class PolicyEngine:
         for r in rules:
             if r.rule.decision == "allow":
                 return allow(r.label, r.rule.reason)
-        if tool.kind is ToolKind.read or self.mode == "yolo":
-            return allow(f"mode:{self.mode}")
+        if self.mode == "yolo":
+            return allow("mode:yolo")
         return deny(
             f"mode:{self.mode}",
-            f"{tool.name} runs a program and no rule allows it in {self.mode} mode (no human "
-            f"to ask in CI); a rule `{{tool: {tool.name}, decision: allow}}` would",
+            f"{tool} runs a program and no rule allows it in {self.mode} mode (no human "
+            f"to ask in CI); a rule `{{tool: {tool}, decision: allow}}` would",
         )
 
-    def _decide_file(self, tool: Judged, args: BaseModel) -> Decision:
-        raw = getattr(args, "file_path", None) or getattr(args, "dir_path", None) or "."
+    def _decide_shell(self, tool: str, command: str, where: str) -> Decision:
         try:
-            target = resolve(self.workspace, raw)
-        except ToolFailure as exc:
-            return deny("containment", str(exc))
-        rel = target.rel
-        if tool.kind is ToolKind.edit:
-            why = self.protected.why(
-                target.real, rel, workflows_allowed=self.workflows_allowed(tool.name)
-            )
-            if why:
-                return deny(f"protected:{why}", f"{rel} is protected ({why}); never writable")
-        applicable = [r for r in self.rules if r.tool_matches(tool.name) and r.rule.command is None]
-        for r in applicable:
-            if r.rule.decision == "deny" and (r.rule.path is None or r.path_matches(rel)):
-                return deny(r.label, r.rule.reason or f"denied by {r.label}")
-        for r in applicable:
-            if r.rule.decision == "allow" and (r.rule.path is None or r.path_matches(rel)):
-                return allow(r.label, r.rule.reason)
-        if tool.kind is ToolKind.read or self.mode in ("auto_edit", "yolo"):
-            return allow(f"mode:{self.mode}")
-        return deny(
-            f"mode:{self.mode}",
-            f"{tool.name} is not allowed in {self.mode} mode (no human to ask in CI)",
-        )
-
-    def _decide_shell(self, tool: Judged, args: BaseModel) -> Decision:
-        command: str = getattr(args, "command", "")
-        try:
-            cwd = resolve(self.workspace, getattr(args, "dir_path", None) or ".").real
+            cwd = resolve(self.workspace, where or ".").real
         except ToolFailure as exc:
             return deny("containment", str(exc))
         found = sp.analyze(command)
         if found.error:
             return deny("shell_parse", f"{found.error}; denied")
-        rules = [r for r in self.rules if r.tool_matches(tool.name)]
+        rules = [r for r in self.rules if r.tool_matches(tool)]
         # deny rules: any sub-command, through wrappers, with or without a path
         for r in rules:
             if r.rule.decision != "deny":
@@ -172,7 +193,7 @@ class PolicyEngine:
             for c in found.commands:
                 if r.words and deny_matches(r.words, deny_form(c.words), c.open_args):
                     return deny(r.label, r.rule.reason or f"`{c.text}` is denied by {r.label}")
-        hit = self._path_rule_hit(found, cwd, tool.name)
+        hit = self._path_rule_hit(found, cwd, tool)
         if hit is not None:
             return hit
         # redirections (after a cd, a relative target could be anywhere)

@@ -1,7 +1,11 @@
-"""What a tool is: a name, a kind, a pydantic argument model, and an async ``run``.
+"""What a tool is: a name, a kind, a pydantic argument model, what a call touches
+(``accesses``), and an async ``run``.
 
 The argument model is the function declaration the model sees (its JSON Schema), and the
-validator of what the model sends. A tool never raises to the loop: failures are
+validator of what the model sends. ``accesses`` says what one call reads, writes or executes
+(:class:`~agentci.policy.access.Access` values): the policy judges those, and loop detection
+compares their paths; a tool that does not say is judged as executing in the workspace root.
+A new tool is its own module plus one line in :mod:`agentci.tools.registry`. A tool never raises to the loop: failures are
 :class:`ToolFailure` (or any exception), which the scheduler turns into a tool error
 returned to the model.
 """
@@ -9,12 +13,14 @@ returned to the model.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
+from agentci.policy.access import UNDECLARED, Access
 from agentci.policy.access import ToolKind as ToolKind
 from agentci.providers.base import ToolSpec
 from agentci.tools.engine import SearchEngine
@@ -66,9 +72,6 @@ class Tool(ABC):
     kind: ClassVar[ToolKind]
     description: ClassVar[str]
     Args: ClassVar[type[BaseModel]]
-    #: The policy judges a call by the tool's name alone, by rules naming it, never by the
-    #: mode's defaults for shell commands (MCP and command tools: what they do is their own).
-    judged_by_name: ClassVar[bool] = False
 
     def spec(self) -> ToolSpec:
         """The function declaration the model sees."""
@@ -77,6 +80,12 @@ class Tool(ABC):
         for prop in schema.get("properties", {}).values():
             prop.pop("title", None)
         return ToolSpec(name=self.name, description=self.description, parameters=schema)
+
+    def accesses(self, args: BaseModel) -> Sequence[Access]:
+        """What a call with ``args`` (validated) reads, writes or executes. A tool that does not
+        say is taken to execute something in the workspace root (fail closed: allowed only by a
+        rule naming the tool, or ``yolo``)."""
+        return UNDECLARED
 
     def refuse(self, why: str) -> str:
         """A call refused before it ran (its arguments were not kept): the error the model

@@ -39,8 +39,7 @@ def arg_env(values: dict[str, Any]) -> dict[str, str]:
 class RecipeCommand(Tool):
     """Base of the command tools; :func:`command_tool` makes one per recipe entry."""
 
-    kind = ToolKind.execute
-    judged_by_name = True
+    kind = ToolKind.execute  # declares no access: judged by rules naming it (agentci/policy)
     config: CommandTool
 
     def spec(self) -> ToolSpec:

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentci.errors import ToolFailure
+from agentci.policy.access import Access
 from agentci.policy.gitconfig import is_config_file, sanitise
 from agentci.policy.paths import Protected, anchored, resolve, verify_fd
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
@@ -162,6 +163,9 @@ class ReadFile(Tool):
         start_line: int | None = Field(default=None, ge=1, description="First line (1-based).")
         end_line: int | None = Field(default=None, ge=1, description="Last line, inclusive.")
 
+    def accesses(self, args: Args) -> list[Access]:  # type: ignore[override]
+        return [Access("read", args.file_path)]
+
     async def run(self, args: Args, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
         return await asyncio.to_thread(self._read, args, ctx)
 
@@ -212,6 +216,9 @@ class ListDirectory(Tool):
         dir_path: str = Field(default=".", description="Directory, relative to the workspace.")
         ignore: list[str] | None = Field(default=None, description="Glob patterns to leave out.")
 
+    def accesses(self, args: Args) -> list[Access]:  # type: ignore[override]
+        return [Access("read", args.dir_path)]
+
     async def run(self, args: Args, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
         return await asyncio.to_thread(self._list, args, ctx)
 
@@ -256,6 +263,9 @@ class WriteFile(Tool):
         file_path: str = Field(description="Path of the file, relative to the workspace root.")
         content: str = Field(description="The complete new content of the file.")
 
+    def accesses(self, args: Args) -> list[Access]:  # type: ignore[override]
+        return [Access("write", args.file_path)]
+
     async def run(self, args: Args, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
         target = resolve(ctx.workspace, args.file_path)
         existed = target.real.exists()
@@ -286,6 +296,9 @@ class Replace(Tool):
         allow_multiple: bool = Field(
             default=False, description="Replace every occurrence instead of requiring one."
         )
+
+    def accesses(self, args: Args) -> list[Access]:  # type: ignore[override]
+        return [Access("write", args.file_path)]
 
     async def run(self, args: Args, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
         return await write_in_thread(self._replace, args, ctx)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import AsyncIterator, Coroutine, Mapping
+from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -27,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 
 from agentci.errors import HookStopped, ToolFailure
 from agentci.events.types import HookResult, ToolCallDecision, ToolCallResponse
+from agentci.policy.access import Access
 from agentci.policy.rules import PolicyEngine
 from agentci.providers.base import ToolCallPart, ToolResultPart
 from agentci.tools.arg_depth import refusal
@@ -108,7 +109,7 @@ class ToolBatch:
                             )
                 if p.error is None:
                     assert p.tool is not None and p.args is not None
-                    d = s.policy.decide(p.tool, p.args)
+                    d = s.policy.decide(p.tool.name, p.tool.accesses(p.args))
                     yield ToolCallDecision(
                         call_id=p.call.id,
                         name=p.call.name,
@@ -215,6 +216,16 @@ class Scheduler:
         except ValidationError as exc:
             return _Prepared(call, tool=tool, error=_format_validation(exc))
         return _Prepared(call, tool=tool, args=args)
+
+    def accesses(self, call: ToolCallPart) -> Sequence[Access]:
+        """What ``call`` touches, as its tool says (nothing for an unknown tool or invalid
+        arguments: such a call never ran)."""
+        p = self.prepare(call)
+        return (
+            ()
+            if p.error is not None or p.tool is None or p.args is None
+            else p.tool.accesses(p.args)
+        )
 
     async def before_hooks(self, p: _Prepared) -> HookVerdict | None:
         """Run the before_tool hooks of a valid call (None: no hook applies)."""

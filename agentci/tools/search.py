@@ -19,6 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentci.errors import ToolFailure
+from agentci.policy.access import Access
 from agentci.policy.gitconfig import config_files
 from agentci.policy.paths import git_dirs, inside, resolve
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
@@ -114,6 +115,9 @@ class Glob(Tool):
         pattern: str = Field(description="Glob pattern, e.g. `**/*.ts`.")
         dir_path: str | None = Field(default=None, description="Directory to search in.")
 
+    def accesses(self, args: Args) -> list[Access]:  # type: ignore[override]
+        return [Access("read", args.dir_path or ".")]
+
     async def run(self, args: Args, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
         scope = scope_for(ctx, args.dir_path, args.pattern)
         hits = await engine_of(ctx).files(scope) if scope else []
@@ -144,6 +148,9 @@ class GrepSearch(Tool):
         include_pattern: str | None = Field(
             default=None, description="Only search files matching this glob, e.g. `*.py`."
         )
+
+    def accesses(self, args: Args) -> list[Access]:  # type: ignore[override]
+        return [Access("read", args.dir_path or ".")]
 
     async def run(self, args: Args, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
         scope = scope_for(ctx, args.dir_path, args.include_pattern)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentci.errors import ToolFailure
+from agentci.policy.access import Access
 from agentci.policy.paths import resolve
 from agentci.process import run_process
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
@@ -41,6 +42,9 @@ class RunShellCommand(Tool):
         timeout_seconds: float | None = Field(
             default=None, gt=0, description="Wall-clock limit; the task's limit still applies."
         )
+
+    def accesses(self, args: Args) -> list[Access]:  # type: ignore[override]
+        return [Access("exec", args.dir_path or ".", command=args.command)]
 
     async def run(self, args: Args, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
         cwd = resolve(ctx.workspace, args.dir_path or ".")

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from agentci.errors import OutputInvalid
+from agentci.policy.access import Access
 from agentci.providers.base import ToolSpec
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
 
@@ -209,6 +210,11 @@ class SubmitResult(Tool):
 
     def refuse(self, why: str) -> str:
         return self.answer.refuse(why)
+
+    def accesses(self, args: BaseModel) -> list[Access]:
+        """The answer touches no file: judged as a read of the workspace root (every mode
+        allows it, a rule can still deny it)."""
+        return [Access("read", ".")]
 
     async def run(self, args: BaseModel, ctx: ToolContext) -> ToolResult:
         assert isinstance(args, _AnswerArgs)

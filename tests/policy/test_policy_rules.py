@@ -16,7 +16,7 @@ TOOLS = default_tools()
 
 def decide(h: Harness, tool: str, **args: object):
     t = TOOLS[tool]
-    return h.engine().decide(t, t.Args(**args))
+    return h.engine().decide(t.name, t.accesses(t.Args(**args)))
 
 
 @pytest.mark.parametrize(

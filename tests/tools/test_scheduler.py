@@ -10,6 +10,7 @@ from typing import ClassVar
 from pydantic import BaseModel
 from tool_harness import Harness
 
+from agentci.policy.access import Access
 from agentci.policy.rules import PolicyEngine
 from agentci.providers.base import ToolCallPart
 from agentci.recipe.schema import Policy
@@ -30,6 +31,9 @@ class SlowRead(Tool):
     description = "test tool"
     Args: ClassVar[type[BaseModel]] = _Args
 
+    def accesses(self, args: BaseModel) -> list[Access]:
+        return [Access("read", ".")]
+
     async def run(self, args: BaseModel, ctx: ToolContext) -> ToolResult:
         start = time.monotonic()
         await asyncio.sleep(0.3)
@@ -40,6 +44,9 @@ class SlowRead(Tool):
 class SlowWrite(SlowRead):
     name = "slow_write"
     kind = ToolKind.edit
+
+    def accesses(self, args: BaseModel) -> list[Access]:
+        return [Access("write", "scratch.txt")]
 
 
 class Broken(SlowRead):

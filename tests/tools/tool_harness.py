@@ -14,7 +14,7 @@ from agentci.policy.sandbox import Sandbox, bwrap_problem, make_sandbox
 from agentci.providers.base import ToolCallPart, ToolResultPart
 from agentci.recipe.schema import Policy, Rule
 from agentci.testing.repo import GIT_AUTHOR, commit_repo
-from agentci.tools.base import ToolContext
+from agentci.tools.base import Tool, ToolContext
 from agentci.tools.registry import default_tools
 from agentci.tools.scheduler import Scheduler
 
@@ -39,6 +39,7 @@ class Harness:
     search: Any = None
     private_dirs: tuple[str, ...] = (".agentci",)
     no_sandbox: str | None = None  # why `sandbox: auto` fell back (None: it did not)
+    extra_tools: list[Tool] = field(default_factory=list)  # beside the built-in ones
 
     def engine(self) -> PolicyEngine:
         policy = Policy(mode=self.mode, rules=[Rule(**r) for r in self.rules])  # type: ignore[arg-type]
@@ -57,7 +58,8 @@ class Harness:
             private_dirs=self.private_dirs,
             search=self.search,
         )
-        return Scheduler(default_tools(), self.engine(), ctx)
+        tools = {**default_tools(), **{t.name: t for t in self.extra_tools}}
+        return Scheduler(tools, self.engine(), ctx)
 
     def run(self, calls: list[tuple[str, dict[str, Any]]]) -> list[ToolResultPart]:
         parts = [ToolCallPart(id=f"c{next(_ids)}", name=n, args=a) for n, a in calls]
@@ -79,7 +81,7 @@ class Harness:
     def decide_shell(self, command: str) -> Decision:
         tools = default_tools()
         tool = tools["run_shell_command"]
-        return self.engine().decide(tool, tool.Args(command=command))
+        return self.engine().decide(tool.name, tool.accesses(tool.Args(command=command)))
 
     def last_decision(self) -> Any:
         return [e for e in self.events if e.type == "tool_call_decision"][-1]

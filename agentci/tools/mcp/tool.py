@@ -16,11 +16,13 @@ import fnmatch
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
 
 from agentci.errors import ToolFailure
+from agentci.policy.access import UNDECLARED, Access
 from agentci.providers.base import ToolSpec
 from agentci.recipe.tool_config import check_json_schema
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
@@ -94,7 +96,6 @@ def result_text(result: Any) -> str:
 class McpTool(Tool):
     """Base of the MCP tools; :func:`mcp_tool` makes one per server tool."""
 
-    judged_by_name = True
     connection: McpConnection
     remote: str  # the tool's name on its server
     schema: dict[str, Any]
@@ -102,6 +103,11 @@ class McpTool(Tool):
 
     def spec(self) -> ToolSpec:
         return ToolSpec(name=self.name, description=self.description, parameters=self.schema)
+
+    def accesses(self, args: BaseModel) -> Sequence[Access]:
+        """A server the recipe trusts as read-only: a read (every mode allows it); any other
+        runs what agentci cannot see into, judged by rules naming the tool."""
+        return [Access("read", ".")] if self.kind is ToolKind.read else UNDECLARED
 
     async def run(self, args: BaseModel, ctx: ToolContext) -> ToolResult:
         assert isinstance(args, SchemaArgs)
