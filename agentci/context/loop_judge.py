@@ -9,7 +9,7 @@ so the check costs about the same at turn 30 and at turn 300) and answers with a
 
 A verdict whose confidence reaches ``min_confidence`` (default 0.9) is a loop (kind
 ``model_judged``). The call goes through the budget like any model call (checked before,
-counted after, a ``usage`` event) — see :class:`~agentci.loop.meter.SideMeter`. An answer that
+counted after, a ``usage`` event) — see :meth:`~agentci.loop.meter.Meter.beside`. An answer that
 is not such a verdict counts as "no loop"; a judge whose API fails for good or whose answer is
 blocked is reported once (``warning`` event, kind ``loop_check_failed``) and not asked again.
 """

@@ -234,23 +234,25 @@ class BudgetTracker:
             )
         return request, prompt + allowed, cost
 
-    def record_call(self, state: State, request: ModelRequest, call: Usage) -> None:
-        """Count one finished call of ``request``; its reported prompt size corrects the
-        estimate of the next one. With ``budget.total``, the call's reservation becomes its
-        real usage."""
-        state.add_call(call)
+    def record_call(
+        self, state: State, request: ModelRequest, call: Usage, *, side: bool = False
+    ) -> None:
+        """Count one finished call of ``request`` in the task's usage (and, with
+        ``budget.total``, turn its reservation into its real usage). A call of the conversation
+        also corrects the estimate of the next prompt with the size the API reported, when it
+        sent the history as it is (a nudged retry sends a changed copy); a call made beside the
+        conversation (``side``: compression's summary, the loop judge) never does."""
+        if side:
+            state.usage += call
+        else:
+            state.add_call(call)
         self._count_in_total(call)
         sent = len(request.messages)
-        if sent and sent <= len(state.messages):
-            last, ours = request.messages[-1], state.messages[sent - 1]
-            if last is ours or last == ours:  # not a side request (a summary, a nudged retry)
-                self.prompt.reported(call.prompt_tokens, sent)
-
-    def record_side_call(self, state: State, call: Usage) -> None:
-        """Count one call made beside the conversation (e.g. the loop judge): it adds to the
-        task's usage, but its prompt is not the conversation's (the next estimate ignores it)."""
-        state.usage += call
-        self._count_in_total(call)
+        if side or not sent or sent > len(state.messages):
+            return
+        last, ours = request.messages[-1], state.messages[sent - 1]
+        if last is ours or last == ours:
+            self.prompt.reported(call.prompt_tokens, sent)
 
     def _count_in_total(self, call: Usage) -> None:
         """``budget.total``: the call's reservation is replaced by what it used."""

@@ -23,16 +23,31 @@ PriceFn = Callable[[str, Usage], float | None]
 
 
 class Meter:
-    """Checks each call against the budget and counts it in the State."""
+    """Checks each call against the budget and counts it in the State.
 
-    def __init__(self, state: State, budget: BudgetTracker, price: PriceFn) -> None:
+    A meter with ``side`` set (:meth:`beside`) meters the calls made beside the conversation
+    (compression's summary, the loop judge): each is checked against every budget with its own
+    prompt size and counted in the task's usage, but its prompt is never taken for the
+    conversation's (the next turn's estimate is unchanged)."""
+
+    def __init__(
+        self, state: State, budget: BudgetTracker, price: PriceFn, *, side: bool = False
+    ) -> None:
         self.state = state
         self.budget = budget
         self.price = price
+        self.side = side
+
+    def beside(self) -> Meter:
+        """The meter of calls made beside this conversation (same state, budget and prices)."""
+        return Meter(self.state, self.budget, self.price, side=True)
 
     def before_call(self, request: ModelRequest) -> ModelRequest:
         """The request to send (its output limits clamped); raises BudgetExhausted."""
-        return self.budget.before_call(self.state, request)
+        if not self.side:
+            return self.budget.before_call(self.state, request)
+        size = estimate_fixed(request.system, request.tools) + estimate_messages(request.messages)
+        return self.budget.before_call(self.state, request, prompt_tokens=size)
 
     async def wait_for_room(self, request: ModelRequest) -> None:
         """Wait while ``budget.total`` has room for the request only once other tasks' calls
@@ -44,7 +59,7 @@ class Meter:
         said anything) and describe it as a ``usage`` event."""
         used = reported or Usage()
         cost = self.price(request.model, used)
-        self._record(request, used.as_call(cost))
+        self.budget.record_call(self.state, request, used.as_call(cost), side=self.side)
         return ev.Usage(
             model=request.model,
             prompt_tokens=used.prompt_tokens,
@@ -55,19 +70,3 @@ class Meter:
             estimated=used.estimated_calls > 0,
             totals=self.state.usage.model_copy(),
         )
-
-    def _record(self, request: ModelRequest, call: Usage) -> None:
-        self.budget.record_call(self.state, request, call)
-
-
-class SideMeter(Meter):
-    """The meter of calls made beside the conversation (the loop judge): each is checked
-    against every budget with its own prompt size and counted in the task's usage, but its
-    prompt is never taken for the conversation's (the next turn's estimate is unchanged)."""
-
-    def before_call(self, request: ModelRequest) -> ModelRequest:
-        size = estimate_fixed(request.system, request.tools) + estimate_messages(request.messages)
-        return self.budget.before_call(self.state, request, prompt_tokens=size)
-
-    def _record(self, request: ModelRequest, call: Usage) -> None:
-        self.budget.record_side_call(self.state, call)

@@ -19,7 +19,7 @@ from agentci.hooks.loop_stages import LoopHooks, reported
 from agentci.loop.budget import BudgetTracker
 from agentci.loop.chat import Chat
 from agentci.loop.continuation import Continuation, was_cut
-from agentci.loop.meter import Meter, PriceFn, SideMeter
+from agentci.loop.meter import Meter, PriceFn
 from agentci.loop.state import Denial, State
 from agentci.loop.turn import Turn
 from agentci.loop.window import ContextKeeper
@@ -63,7 +63,7 @@ class Session:
         self.judge: LoopJudge | None = None
         if check.enabled:
             judge = Chat(chat.provider, judge_model(check, chat.config))
-            side = SideMeter(self.state, budget, price)
+            side = self.meter.beside()
             self.judge = LoopJudge(check, judge.model, lambda r: judge.stream(r, side))
         self.task_prompt = ""  # the first prompt, for the judge
         outputs = scheduler.ctx.outputs

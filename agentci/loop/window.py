@@ -35,7 +35,7 @@ from agentci.events import types as ev
 from agentci.hooks.loop_stages import LoopHooks, reported
 from agentci.loop.budget import BudgetTracker
 from agentci.loop.chat import Chat
-from agentci.loop.meter import PriceFn, SideMeter
+from agentci.loop.meter import Meter
 from agentci.loop.state import State
 from agentci.providers.base import Message, ToolSpec
 from agentci.providers.windows import context_window_for
@@ -57,8 +57,8 @@ class Conversation(Protocol):
         """The task's budget (its prompt estimate is kept in step with each rewrite)."""
 
     @property
-    def price(self) -> PriceFn:
-        """The price of a call, for the snapshot call's own meter."""
+    def meter(self) -> Meter:
+        """The conversation's meter (the snapshot call is metered beside it)."""
 
     @property
     def state(self) -> State:
@@ -146,7 +146,7 @@ class ContextKeeper:
             split = 0  # nothing worth summarising, or what is kept alone cannot fit
         if split and not self.summary_failed and fixed + estimate_messages(older) < window:
             request = snapshot_request(session.chat.model, older)
-            meter = SideMeter(session.state, session.budget, session.price)  # its own size
+            meter = session.meter.beside()  # its own prompt size, not the conversation's
             chat = session.chat
             summary = Summary(lambda r: chat.stream(r, meter), request)
             async for event in summary:
