@@ -347,6 +347,7 @@ WarningKind = Literal[
     "unreadable_file",
     "branch_failed",
     "console_unavailable",
+    "hook_warning",
 ]
 
 WARNING_KINDS: tuple[str, ...] = get_args(WarningKind)
@@ -367,7 +368,7 @@ class WarningEvent(_Event):
     ``ignored_files_written`` / ``ignored_scan_truncated`` / ``nested_repository`` /
     ``unreadable_file`` (what the agent wrote that patch.diff does not carry),
     ``branch_failed`` (``outputs.branch`` made no commit), ``console_unavailable`` (a console
-    sink was dropped)."""
+    sink was dropped), ``hook_warning`` (an observing hook failed; the loop goes on)."""
 
     type: Literal["warning"] = "warning"
     kind: WarningKind

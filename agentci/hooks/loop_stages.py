@@ -17,8 +17,8 @@
   task ``blocked`` (exit 5). The turn budget bounds the continuations too.
 * ``pre_compress`` runs before the history is compressed (a summary or dropped turns).
 
-The observing stages never end the run: a hook that fails is a ``warning`` (an ``error`` event
-of kind ``hook_warning``) and the loop goes on.
+The observing stages never end the run: a hook that fails is a ``warning`` event
+of kind ``hook_warning`` and the loop goes on.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ BLOCKED_PROMPT = (
 def reported(verdict: HookVerdict) -> list[ev.Event]:
     """The events of ``verdict``: each hook's ``hook_result``, then a ``hook_warning`` for
     each observing hook that failed."""
-    warnings = [ev.Error(kind="hook_warning", message=why) for why in verdict.failures]
+    warnings = [ev.WarningEvent(kind="hook_warning", message=why) for why in verdict.failures]
     return [*verdict.events, *warnings]
 
 

@@ -338,7 +338,7 @@ class TaskRun:
                 changed_files=report.changed_files,
             )
         except Exception as err:  # noqa: BLE001 - the task's end is reported whatever happens
-            events = [ev.Error(kind="hook_warning", message=f"session_end hooks: {err}")]
+            events = [ev.WarningEvent(kind="hook_warning", message=f"session_end hooks: {err}")]
         for event in events:
             self.emit(event)
         if self.hooks is not None and self.hooks.results:
