@@ -348,6 +348,7 @@ WarningKind = Literal[
     "branch_failed",
     "console_unavailable",
     "hook_warning",
+    "mcp_tool_skipped",
 ]
 
 WARNING_KINDS: tuple[str, ...] = get_args(WarningKind)
@@ -368,7 +369,8 @@ class WarningEvent(_Event):
     ``ignored_files_written`` / ``ignored_scan_truncated`` / ``nested_repository`` /
     ``unreadable_file`` (what the agent wrote that patch.diff does not carry),
     ``branch_failed`` (``outputs.branch`` made no commit), ``console_unavailable`` (a console
-    sink was dropped), ``hook_warning`` (an observing hook failed; the loop goes on)."""
+    sink was dropped), ``hook_warning`` (an observing hook failed; the loop goes on), ``mcp_tool_skipped`` (an MCP
+    server's tool that cannot be offered)."""
 
     type: Literal["warning"] = "warning"
     kind: WarningKind

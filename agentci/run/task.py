@@ -433,7 +433,7 @@ class TaskRun:
             tool_env=env,
             sandbox=sandbox,
             call_timeout=self.plan.budget.tool_timeout_seconds,
-            warn=lambda text: self.emit(ev.Error(kind="mcp_tool_skipped", message=text)),
+            warn=lambda text: self.emit(ev.WarningEvent(kind="mcp_tool_skipped", message=text)),
             redact=redactor.redact,
             taken=set(tools),
         ) as started:
