@@ -39,7 +39,7 @@ class LocationAnnotations:
     def observe(self, event: ev.Event) -> Iterator[str]:
         """Annotation lines due after ``event`` (only a ``task_finished`` or ``run_finished``
         has any)."""
-        if isinstance(event, ev.VerifyResult):
+        if isinstance(event, ev.VerifyResult) and event.scope == "full":
             self.last[event.task] = event
         elif isinstance(event, ev.TaskFinished):
             result = self.last.pop(event.task, None)

@@ -296,6 +296,12 @@ class VerifyResult(_Event):
 
     type: Literal["verify_result"] = "verify_result"
     phase: Literal["baseline", "attempt"]
+    scope: Literal["full", "failing_first"] = Field(
+        default="full",
+        description="full: the verify command as it is; failing_first: only the tests that "
+        "failed before and those of the changed files ran (verify.strategy), so this run "
+        "does not decide the task unless it failed.",
+    )
     attempt: int = 0
     command: str
     exit_code: int | None

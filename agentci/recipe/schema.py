@@ -215,6 +215,12 @@ class Verify(_Strict):
     skip_if_passing: bool = Field(
         default=True, description="End at once when the baseline already passes."
     )
+    strategy: Literal["full", "failing_first"] | None = Field(
+        default=None,
+        description="failing_first (the default with runner: pytest): between attempts, run "
+        "the tests that failed at the baseline and those in changed files first, the full "
+        "suite only when they pass; full: the whole command every time. Other runners: full.",
+    )
 
     @field_validator("junit")
     @classmethod

@@ -59,7 +59,7 @@ class _TaskFacts:
                 t.turns = max(t.turns, event.turn)
             case ev.Usage():
                 t.usage = event.totals
-            case ev.VerifyResult():
+            case ev.VerifyResult() if event.scope == "full":  # what junit.xml reports
                 t.verify.append(event)
             case ev.HookResult():
                 self.hooks.append(event)

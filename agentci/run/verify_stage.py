@@ -50,6 +50,7 @@ from agentci.verify.guards import (
 from agentci.verify.locations import run_locations
 from agentci.verify.progress import ProgressWatch
 from agentci.verify.run import VerifyRun, run_verify
+from agentci.verify.selection import Selection, failing_first, strategy_of
 
 if TYPE_CHECKING:
     from agentci.change.change import Change
@@ -90,8 +91,10 @@ class ChangeCheck:
             self.attempts = GUARD_ONLY_ATTEMPTS if self.has_guards else 1
         self.attempt = 0
         self.baseline_run: VerifyRun | None = None
-        self.last_run: VerifyRun | None = None
+        self.last_run: VerifyRun | None = None  # the run that decided the last attempt
         self.changes: Changes | None = None
+        self.full_run: VerifyRun | None = None  # the last run of the whole suite (reported)
+        self.full_changes: Changes | None = None
         self.guard_results: list[GuardResult] = []
         self.reverted: dict[str, list[str]] = {}  # guard → every file it reverted, this task
         self.failure: str | None = None
@@ -151,8 +154,9 @@ class ChangeCheck:
                     return guard_feedback(broken, self.attempt, self.attempts)
                 self.failure = _guard_reason(broken)
         if self.verify is not None:
-            await self.tracker.change()  # the snapshot before verify: verify's writes never count
-            await self._verify_attempt()
+            # the snapshot before verify: verify's writes never count
+            changed = (await self.tracker.change()).files
+            await self._verify_attempt(last, changed)
         prompt = self._decide(last)
         if prompt is not None and self.verify is not None:
             await self.tracker.verify_done()
@@ -171,9 +175,39 @@ class ChangeCheck:
         sizes = {r.name: r for r in after if r.name not in PATH_GUARDS}
         return [sizes.get(r.name, r) for r in results]
 
-    async def _verify_attempt(self) -> None:
+    async def _verify_attempt(self, last: bool, changed: list[str]) -> None:
+        """The attempt's verify. With ``verify.strategy: failing_first`` and attempts left, the
+        selected tests run first (:mod:`agentci.verify.selection`): when they fail, their
+        failures decide the attempt and the full suite is not run, unless the task would stop
+        for lack of progress; otherwise the full suite runs and decides."""
         assert self.verify is not None
         label = f"attempt{self.attempt}"
+        select = None if last else self._selection(changed)
+        if select is not None:
+            run, changes = await self._runs(f"{label}-first", select)
+            if run.tests and not (run.passed and not changes.regressed):
+                self.last_run, self.changes = run, changes
+                self.stalled = self.progress.observe(run)
+                if self.stalled is None:
+                    return  # back to the model: the full suite would fail as well
+        run, changes = await self._runs(label, None)
+        self.last_run, self.changes = run, changes
+        self.full_run, self.full_changes = run, changes
+        self.stalled = self.progress.observe(run)
+
+    def _selection(self, changed: list[str]) -> Selection | None:
+        """What a failing-first run selects (None: run the full suite): the tests failing at
+        the baseline and in the last full run, and the tests of the changed files."""
+        assert self.verify is not None
+        if strategy_of(self.verify) != "failing_first":
+            return None
+        failing = set(self.baseline_run.failing if self.baseline_run else [])
+        failing |= set(self.full_run.failing if self.full_run else [])
+        return failing_first(sorted(failing), changed, self.workspace) or None
+
+    async def _runs(self, label: str, select: Selection | None) -> tuple[VerifyRun, Changes]:
+        """One verify run (of ``select`` only, when given) and its reruns of regressed tests."""
+        assert self.verify is not None
         run = await run_verify(
             self.verify,
             workspace=self.workspace,
@@ -181,6 +215,7 @@ class ChangeCheck:
             tmp_dir=self._tmp,
             label=label,
             sandbox=self.sandbox,
+            select=select,
         )
         changes = compare(self.baseline_run, run)
         self._record(run, "attempt", self.attempt, changes)
@@ -195,14 +230,14 @@ class ChangeCheck:
                 tmp_dir=self._tmp,
                 label=f"{label}-rerun{n + 1}",
                 sandbox=self.sandbox,
+                select=select,
             )
             run, newly = merge_rerun(run, again, changes.regressed)
             flaky += newly
             changes = compare(self.baseline_run, run)
             changes.flaky = sorted(set(flaky))
             self._record(run, "attempt", self.attempt, changes, rerun=n + 1)
-        self.last_run, self.changes = run, changes
-        self.stalled = self.progress.observe(run)
+        return run, changes
 
     def _decide(self, last: bool) -> str | None:
         run, changes = self.last_run, self.changes
@@ -253,7 +288,7 @@ class ChangeCheck:
                     self.guard_results = results
         finally:
             shutil.rmtree(self._tmp, ignore_errors=True)
-        report.verify = list(self.results)
+        report.verify = [r for r in self.results if r.scope == "full"]  # what decides
         report.extra["verify"] = self.summary()
         if self.has_guards:
             report.extra["guards"] = [self._with_reverts(g).as_dict() for g in self.guard_results]
@@ -297,10 +332,15 @@ class ChangeCheck:
         if self.verify is None:
             return None
         base = self.baseline_run
-        last = self.last_run or (base if self.skipped else None)
-        changes = self.changes.as_dict() if self.changes else Changes().as_dict()
+        last = self.full_run or (base if self.skipped else None)
+        changes = self.full_changes.as_dict() if self.full_changes else Changes().as_dict()
+        runs = [{"attempt": r.attempt, "scope": r.scope, "passed": r.passed,
+                 "tests": r.counts.get("total", 0)}
+                for r in self.results if r.phase == "attempt" and "rerun" not in r.counts]  # fmt: skip
         return {
             "command": self.verify.command,
+            "strategy": strategy_of(self.verify),
+            "runs": runs,
             "baseline": None if base is None else
             {"passed": base.passed, "counts": base.counts(), "failing": base.failing},
             "attempts": self.attempt,
@@ -319,6 +359,7 @@ class ChangeCheck:
             counts["rerun"] = rerun
         event = ev.VerifyResult(
             phase=phase,  # type: ignore[arg-type]
+            scope=run.scope,
             attempt=attempt,
             command=run.command,
             exit_code=run.exit_code,

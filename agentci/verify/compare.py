@@ -44,7 +44,9 @@ class Changes:
 
 
 def compare(baseline: VerifyRun | None, current: VerifyRun) -> Changes:
-    """Classify ``current``'s tests against ``baseline`` (None: everything counts as added)."""
+    """Classify ``current``'s tests against ``baseline`` (None: everything counts as added).
+    A failing-first run (``scope``) ran a selection: the baseline's other tests are not
+    ``removed``, they were not asked for."""
     before = baseline.tests if baseline is not None else {}
     changes = Changes()
     for tid, test in sorted(current.tests.items()):
@@ -60,7 +62,8 @@ def compare(baseline: VerifyRun | None, current: VerifyRun) -> Changes:
             changes.still_failing.append(tid)
         elif test.bad:  # passed (or was skipped) in the baseline, fails now
             changes.regressed.append(tid)
-    changes.removed = sorted(set(before) - set(current.tests))
+    if current.scope == "full":
+        changes.removed = sorted(set(before) - set(current.tests))
     return changes
 
 
@@ -94,5 +97,6 @@ def merge_rerun(
         tests=tests,
         junit_found=first.junit_found or rerun.junit_found,
         junit_problem=first.junit_problem,
+        scope=first.scope,
     )
     return merged, flaky

@@ -82,6 +82,11 @@ def template_vars(run: VerifyRun | None) -> dict[str, Any]:
 def verify_feedback(run: VerifyRun, changes: Changes | None, attempt: int, attempts: int) -> str:
     """The follow-up prompt after attempt ``attempt`` of ``attempts`` failed verify."""
     lines = [f"Verify still fails after your change (attempt {attempt} of {attempts})."]
+    if run.scope == "failing_first":
+        lines.append(
+            "(Only the tests that failed before and the tests in the files you changed were "
+            "run; the whole suite runs once these pass.)"
+        )
     if changes is not None:
         if changes.fixed:
             lines.append(f"Now passing: {', '.join(changes.fixed)}.")

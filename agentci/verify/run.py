@@ -38,6 +38,7 @@ from junitparser import Error, Failure, JUnitXml, JUnitXmlError, Skipped, TestSu
 from agentci.process import run_process
 from agentci.recipe.schema import Verify
 from agentci.verify.report import ReportPlace, ReportUnreadable, report_place
+from agentci.verify.selection import Selection
 
 if TYPE_CHECKING:
     from agentci.policy.sandbox import Sandbox
@@ -78,6 +79,7 @@ class VerifyRun:
     tests: dict[str, TestOutcome] = field(default_factory=dict)
     junit_found: bool = False
     junit_problem: str = ""
+    scope: Literal["full", "failing_first"] = "full"  # failing_first: a selection ran
 
     @property
     def failing(self) -> list[str]:
@@ -168,8 +170,10 @@ async def run_verify(
     tmp_dir: Path,
     label: str,
     sandbox: Sandbox | None = None,
+    select: Selection | None = None,
 ) -> VerifyRun:
-    """Run ``verify.command`` once in ``workspace``; ``tmp_dir`` holds agentci's JUnit file."""
+    """Run ``verify.command`` once in ``workspace``; ``tmp_dir`` holds agentci's JUnit file.
+    With ``select`` (``runner: pytest`` only), only those tests run (:mod:`.selection`)."""
     place = report_place(verify, workspace=workspace, tmp_dir=tmp_dir, label=label, sandbox=sandbox)
     if place is not None:
         place.prepare()
@@ -177,11 +181,14 @@ async def run_verify(
     if sandbox is not None:
         box = sandbox.but(writable=[tmp_dir], binds=place.binds if place else ())
     pytest_report = place.command_path if place and verify.runner == "pytest" else None
+    run_env = verify_env(env, verify, pytest_report, tmp_dir)
+    if select is not None:
+        run_env = select.env(run_env, tmp_dir)
     try:
         result = await run_process(
             verify.command,
             cwd=workspace,
-            env=verify_env(env, verify, pytest_report, tmp_dir),
+            env=run_env,
             timeout=verify.timeout_seconds,
             output_cap=OUTPUT_CAP,
             sandbox=box,
@@ -193,6 +200,7 @@ async def run_verify(
             output=result.output,
             duration_ms=result.duration_ms,
             timed_out=result.timed_out,
+            scope="full" if select is None else "failing_first",
         )
         if place is not None:
             _read_junit(run, place)

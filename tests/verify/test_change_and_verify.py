@@ -36,7 +36,8 @@ def test_what_verify_writes_is_not_in_the_change(repo_factory, tmp_path: Path) -
     assert done.report.status is Status.success, done.report.reason
     assert done.report.changed_files == ["calc/__init__.py"]
     assert "coverage.txt" not in done.patch
-    assert (repo / "coverage.txt").read_text() == "run\nrun\n"  # baseline + attempt 1
+    # the baseline, then attempt 1's failing tests and its full suite (verify.strategy)
+    assert (repo / "coverage.txt").read_text() == "run\nrun\nrun\n"
 
 
 def test_what_verify_writes_between_attempts_is_subtracted(repo_factory, tmp_path: Path) -> None:

@@ -34,8 +34,9 @@ def test_the_same_failures_twice_end_the_task_without_the_remaining_attempts(
         f"no_progress: verify failed the same way twice in a row (2 failing: {ADD}, {MUL}); "
         "2 attempt(s) not used"
     )
-    assert [(e.phase, e.attempt) for e in done.verify_events] == [
-        ("baseline", 0), ("attempt", 1), ("attempt", 2),
+    assert [(e.phase, e.attempt, e.scope) for e in done.verify_events] == [
+        ("baseline", 0, "full"), ("attempt", 1, "failing_first"), ("attempt", 2, "failing_first"),
+        ("attempt", 2, "full"),  # about to stop: the full suite confirms it before the verdict
     ]  # fmt: skip
     assert report.extra["verify"]["attempts"] == 2
     assert report.extra["verify"]["max_attempts"] == 4
@@ -106,6 +107,8 @@ def test_through_the_cli_the_outputs_say_no_progress(repo_factory, tmp_path: Pat
     assert run.result["status"] == "verify_failed"
     task = run.result["tasks"][0]
     assert task["reason"].startswith("no_progress: verify failed the same way twice")
-    assert task["verify"]["runs"] == 3  # baseline + two attempts of four
+    assert task["verify"]["runs"] == 2  # baseline + the full run of attempt 2 (of four)
+    scopes = [r["scope"] for r in task["extra"]["verify"]["runs"]]
+    assert scopes == ["failing_first", "failing_first", "full"]
     assert run.result["usage"]["model_calls"] == 4
     assert "no_progress" in (tmp_path / "out" / "summary.md").read_text()

@@ -36,7 +36,9 @@ def test_fix_failing_tests_two_fixed(repo_factory, tmp_path: Path):
     assert fixed == [f"verify:{ADD}", f"verify:{MUL}"]
     assert cases["guard:forbid_test_edits"].is_passed and cases["agent"].is_passed
     verify = [e for e in run.events if isinstance(e, ev.VerifyResult)]
-    assert [e.phase for e in verify] == ["baseline", "attempt"]
+    assert [(e.phase, e.scope) for e in verify] == [
+        ("baseline", "full"), ("attempt", "failing_first"), ("attempt", "full"),
+    ]  # the failing tests first (runner: pytest's default), then the whole suite  # fmt: skip
     # the patch applies to a fresh clone and only touches the code
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(repo), str(clone)], check=True)

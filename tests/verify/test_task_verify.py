@@ -11,7 +11,8 @@ from agentci.providers.scripted import Reply
 from agentci.reports.junit import write_junit
 from agentci.reports.report import RunReport
 
-VERIFY = {"command": "python -m pytest -q", "runner": "pytest"}
+#: every attempt runs the whole suite (failing_first: test_failing_first.py)
+VERIFY = {"command": "python -m pytest -q", "runner": "pytest", "strategy": "full"}
 PROMPT = "Fix the tests.\n{{ verify.failures }}"
 FIX_ADD = fix(
     "calc/__init__.py", "def add(a, b):\n    return a - b", "def add(a, b):\n    return a + b"
