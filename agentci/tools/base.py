@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel
 
@@ -25,6 +25,9 @@ from agentci.policy.access import ToolKind as ToolKind
 from agentci.providers.base import ToolSpec
 from agentci.tools.engine import SearchEngine
 from agentci.tools.truncation import SavedOutputs
+
+if TYPE_CHECKING:
+    from agentci.policy.rules import PolicyEngine
 
 
 @dataclass
@@ -86,6 +89,11 @@ class Tool(ABC):
         say is taken to execute something in the workspace root (fail closed: allowed only by a
         rule naming the tool, or ``yolo``)."""
         return UNDECLARED
+
+    def only_reads(self, args: BaseModel, policy: PolicyEngine) -> bool:
+        """Whether this call only reads, so it may run at the same time as the turn's other
+        reads (the ``read`` tools; a shell tool asks :mod:`agentci.policy.concurrent`)."""
+        return self.kind is ToolKind.read
 
     def refuse(self, why: str) -> str:
         """A call refused before it ran (its arguments were not kept): the error the model

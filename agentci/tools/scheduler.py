@@ -5,7 +5,7 @@ a ``tool_call_decision`` naming the hook) → policy decision (a ``tool_call_dec
 event) → execute → after_tool hooks (notes on the result) → cap the output →
 ``tool_call_response`` event (an output over the cap is saved whole, see
 :mod:`agentci.tools.truncation`). Consecutive read-only calls run concurrently (their hooks
-too), at most :data:`MAX_CONCURRENT_CALLS` at once, so at most that many hook processes run
+too; a shell command made only of built-in read-only commands counts as one), at most :data:`MAX_CONCURRENT_CALLS` at once, so at most that many hook processes run
 at a time; a call that edits or executes runs alone, in the model's order. A turn runs at
 most :data:`MAX_CALLS_PER_TURN` calls; each call beyond that gets a tool error back (the
 model can ask again in its next turn). Every failure
@@ -79,10 +79,9 @@ class ToolBatch:
         s = self._scheduler
         slots: list[ToolResultPart | None] = [None] * len(self._calls)
         groups: list[list[int]] = []
-        for i, call in enumerate(self._calls[:MAX_CALLS_PER_TURN]):
-            tool = s.tools.get(call.name)
-            is_read = tool is not None and tool.kind is ToolKind.read
-            if is_read and groups and groups[-1] and _all_read(s, self._calls, groups[-1]):
+        reads = [s.only_reads(call) for call in self._calls[:MAX_CALLS_PER_TURN]]
+        for i, is_read in enumerate(reads):
+            if is_read and groups and all(reads[j] for j in groups[-1]):
                 groups[-1].append(i)
             else:
                 groups.append([i])
@@ -120,7 +119,10 @@ class ToolBatch:
                     if not d.allowed:
                         p.error = f"denied by policy ({d.rule}): {d.reason}"
                     p.env = d.env
-            outcomes = await _bounded([s.run_call(p) for p in prepared])
+            if len(prepared) > 1 and not all(s.still_reads(p) for p in prepared):
+                outcomes = [await s.run_call(p) for p in prepared]  # a hook made one a writer
+            else:
+                outcomes = await _bounded([s.run_call(p) for p in prepared])
             stop: HookVerdict | None = None
             for i, p, (result, ms, after) in zip(group, prepared, outcomes, strict=True):
                 notes = list(p.notes)
@@ -169,12 +171,6 @@ async def _bounded(jobs: list[Coroutine[Any, Any, T]]) -> list[T]:
             return await job
 
     return list(await asyncio.gather(*(one(job) for job in jobs)))
-
-
-def _all_read(s: Scheduler, calls: list[ToolCallPart], idx: list[int]) -> bool:
-    return all(
-        (t := s.tools.get(calls[i].name)) is not None and t.kind is ToolKind.read for i in idx
-    )
 
 
 class Scheduler:
@@ -226,6 +222,18 @@ class Scheduler:
             if p.error is not None or p.tool is None or p.args is None
             else p.tool.accesses(p.args)
         )
+
+    def only_reads(self, call: ToolCallPart) -> bool:
+        """Whether ``call`` only reads (as its tool says), so it may run with other reads."""
+        p = self.prepare(call)
+        return p.args is not None and p.error is None and self.still_reads(p)
+
+    def still_reads(self, p: _Prepared) -> bool:
+        """Whether a prepared call (its arguments as the before_tool hooks left them) only
+        reads; a refused call runs nothing."""
+        if p.tool is None or p.args is None or p.error is not None:
+            return True
+        return p.tool.only_reads(p.args, self.policy)
 
     async def before_hooks(self, p: _Prepared) -> HookVerdict | None:
         """Run the before_tool hooks of a valid call (None: no hook applies)."""

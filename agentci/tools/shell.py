@@ -2,7 +2,8 @@
 
 The command runs in its own process group (in the bubblewrap sandbox when the task has
 one), with stdin from /dev/null, the allowlisted environment, a wall timeout and capped
-output. A non-zero exit is a successful tool result that shows the exit code; only a
+output. A command made only of built-in read-only commands runs at the same time as the
+turn's other reads (:mod:`agentci.policy.concurrent`). A non-zero exit is a successful tool result that shows the exit code; only a
 timeout or a failure to start is a tool error.
 """
 
@@ -12,7 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentci.errors import ToolFailure
 from agentci.policy.access import Access
+from agentci.policy.concurrent import only_reads
 from agentci.policy.paths import resolve
+from agentci.policy.rules import PolicyEngine
 from agentci.process import run_process
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
 
@@ -45,6 +48,12 @@ class RunShellCommand(Tool):
 
     def accesses(self, args: Args) -> list[Access]:  # type: ignore[override]
         return [Access("exec", args.dir_path or ".", command=args.command)]
+
+    def only_reads(self, args: Args, policy: PolicyEngine) -> bool:  # type: ignore[override]
+        """A command made only of built-in read-only commands runs alongside the turn's reads."""
+        return only_reads(
+            args.command, args.dir_path, workspace=policy.workspace, search_path=policy.search_path
+        )
 
     async def run(self, args: Args, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
         cwd = resolve(ctx.workspace, args.dir_path or ".")
