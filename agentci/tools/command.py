@@ -25,6 +25,7 @@ from agentci.recipe.shell_template import render_command
 from agentci.recipe.tool_config import CommandTool
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
 from agentci.tools.json_args import SchemaArgs, schema_args
+from agentci.tools.shell import command_result
 
 
 def arg_env(values: dict[str, Any]) -> dict[str, str]:
@@ -67,19 +68,7 @@ class RecipeCommand(Tool):
             )
         except OSError as exc:
             raise ToolFailure(f"could not start the command: {exc}") from None
-        head = f"Command: {command}\n"
-        if res.timed_out:
-            return ToolResult(
-                output=head + f"Output:\n{res.output}",
-                error=f"the command timed out after {timeout:g}s and was killed",
-            )
-        if res.output_limited:
-            return ToolResult(
-                output=head + f"Output:\n{res.output}",
-                error="the command printed too much output and was killed",
-            )
-        body = head + f"Exit code: {res.exit_code}\nOutput:\n{res.output or '(no output)'}"
-        return ToolResult(output=body, exit_code=res.exit_code)
+        return command_result(f"Command: {command}\n", res, timeout)
 
 
 def command_tool(config: CommandTool) -> RecipeCommand:

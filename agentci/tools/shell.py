@@ -16,7 +16,7 @@ from agentci.policy.access import Access
 from agentci.policy.concurrent import only_reads
 from agentci.policy.paths import resolve
 from agentci.policy.rules import PolicyEngine
-from agentci.process import run_process
+from agentci.process import ProcessResult, run_process
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
 
 
@@ -73,16 +73,21 @@ class RunShellCommand(Tool):
             )
         except OSError as exc:
             raise ToolFailure(f"could not start the command: {exc}") from None
-        head = f"Command: {args.command}\nDirectory: {cwd.rel}\n"
-        if res.timed_out:
-            return ToolResult(
-                output=head + f"Output:\n{res.output}",
-                error=f"the command timed out after {timeout:g}s and was killed",
-            )
-        if res.output_limited:
-            return ToolResult(
-                output=head + f"Output:\n{res.output}",
-                error="the command printed too much output and was killed",
-            )
-        body = head + f"Exit code: {res.exit_code}\nOutput:\n{res.output or '(no output)'}"
-        return ToolResult(output=body, exit_code=res.exit_code)
+        return command_result(f"Command: {args.command}\nDirectory: {cwd.rel}\n", res, timeout)
+
+
+def command_result(head: str, res: ProcessResult, timeout: float) -> ToolResult:
+    """What the model reads of a finished command: ``head``, the exit code and the output; a
+    timeout or too much output is a tool error (the output so far is kept)."""
+    if res.timed_out:
+        return ToolResult(
+            output=head + f"Output:\n{res.output}",
+            error=f"the command timed out after {timeout:g}s and was killed",
+        )
+    if res.output_limited:
+        return ToolResult(
+            output=head + f"Output:\n{res.output}",
+            error="the command printed too much output and was killed",
+        )
+    body = head + f"Exit code: {res.exit_code}\nOutput:\n{res.output or '(no output)'}"
+    return ToolResult(output=body, exit_code=res.exit_code)
