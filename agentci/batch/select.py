@@ -26,8 +26,8 @@ from agentci.recipe.load import load_recipe
 from agentci.recipe.render import parse_assignments
 from agentci.recipe.schema import Recipe
 from agentci.reports.folders import task_dir_name
-from agentci.run.plan import TaskPlan
 from agentci.run.preflight import check_recipe
+from agentci.spec import TaskSpec
 
 _SHARD = re.compile(r"^([1-9][0-9]*)/([1-9][0-9]*)$")
 
@@ -38,7 +38,7 @@ class BatchTask:
 
     recipe_path: Path  # as given on the command line
     recipe: Recipe
-    plan: TaskPlan
+    plan: TaskSpec
     index: int  # the task's position in its recipe
     values: dict[str, Any]  # the recipe's parameter values
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from agentci.batch.launch import BatchOptions, launch_batch
-from agentci.cli.options import budget_overrides, parameter_options
+from agentci.cli.options import budget_options, parameter_options
 
 
 @click.command(name="batch")
@@ -34,14 +34,7 @@ from agentci.cli.options import budget_overrides, parameter_options
     help="Do not run a task whose change from this HEAD is already on a branch "
     "(outputs.branch): it ends no_changes, already_proposed, without a model call.",
 )
-@click.option("--max-turns", type=click.IntRange(min=1), help="Override budget.max_turns.")
-@click.option(
-    "--max-cost", type=click.FloatRange(min=0, min_open=True), help="Override budget.max_cost_usd."
-)
-@click.option(
-    "--timeout", type=click.FloatRange(min=0, min_open=True),
-    help="Override budget.max_wall_seconds (per task).",
-)  # fmt: skip
+@budget_options("Override budget.max_wall_seconds (per task).")
 @click.option("-v", "--verbose", is_flag=True, help="Show turns, thoughts and allowed calls.")
 @click.option("-q", "--quiet", is_flag=True, help="No console view; a failure prints one line.")
 def batch_command(
@@ -51,9 +44,7 @@ def batch_command(
     out_dir: Path | None,
     fail_fast: bool,
     skip_if_proposed: bool,
-    max_turns: int | None,
-    max_cost: float | None,
-    timeout: float | None,
+    budget: dict[str, float],
     verbose: bool,
     quiet: bool,
 ) -> None:
@@ -61,7 +52,6 @@ def batch_command(
     share one get their own git worktree). Writes each task's outputs in <out>/<recipe>/<task>/
     and merged junit.xml, result.json and summary.md in <out>. The exit code is the worst
     task's."""
-    overrides = budget_overrides(max_turns=max_turns, max_cost=max_cost, timeout=timeout)
     raise SystemExit(
         launch_batch(
             BatchOptions(
@@ -71,7 +61,7 @@ def batch_command(
                 jobs=jobs,
                 fail_fast=fail_fast,
                 skip_if_proposed=skip_if_proposed,
-                budget_overrides=overrides,
+                budget_overrides=budget,
                 verbose=verbose,
                 quiet=quiet,
             )

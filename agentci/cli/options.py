@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 import click
 
@@ -22,13 +23,43 @@ def parameter_options(func: F) -> F:
     )(func)
 
 
-def budget_overrides(
-    *, max_turns: int | None, max_cost: float | None, timeout: float | None
-) -> dict[str, float]:
-    """The ``budget`` fields that ``--max-turns``, ``--max-cost`` and ``--timeout`` set (the
-    options given; the recipe's values stand for the others)."""
-    given = {"max_turns": max_turns, "max_cost_usd": max_cost, "max_wall_seconds": timeout}
-    return {key: value for key, value in given.items() if value is not None}
+def budget_options(timeout_help: str = "Override budget.max_wall_seconds.") -> Callable[[F], F]:
+    """``--max-turns``, ``--max-cost`` and ``--timeout``: the command gets the ones given as
+    one ``budget`` dict of ``budget`` fields (the plan puts them on top of every task's
+    budget, agentci/run/plan.py)."""
+
+    def decorate(func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(
+            *args: Any,
+            max_turns: int | None,
+            max_cost: float | None,
+            timeout: float | None,
+            **kwargs: Any,
+        ) -> Any:
+            given = {"max_turns": max_turns, "max_cost_usd": max_cost, "max_wall_seconds": timeout}
+            budget = {key: value for key, value in given.items() if value is not None}
+            return func(*args, budget=budget, **kwargs)
+
+        options = [
+            click.option(
+                "--max-turns", type=click.IntRange(min=1), help="Override budget.max_turns."
+            ),
+            click.option(
+                "--max-cost",
+                type=click.FloatRange(min=0, min_open=True),
+                help="Override budget.max_cost_usd.",
+            ),
+            click.option(
+                "--timeout", type=click.FloatRange(min=0, min_open=True), help=timeout_help
+            ),
+        ]
+        decorated: Any = wrapper
+        for option in reversed(options):
+            decorated = option(decorated)
+        return cast(F, decorated)
+
+    return decorate
 
 
 class _UserError(click.ClickException):

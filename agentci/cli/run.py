@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from agentci.cli.options import budget_overrides, fail, parameter_options
+from agentci.cli.options import budget_options, fail, parameter_options
 from agentci.cli.shard import run_shard
 from agentci.errors import InvalidInput
 from agentci.recipe.prompt_recipe import (
@@ -78,15 +78,7 @@ from agentci.run.launch import LaunchOptions, launch
     type=click.Path(path_type=Path, dir_okay=False),
     help="Write a cassette of the model's answers, for replay:FILE.",
 )
-@click.option("--max-turns", type=click.IntRange(min=1), help="Override budget.max_turns.")
-@click.option(
-    "--max-cost", type=click.FloatRange(min=0, min_open=True), help="Override budget.max_cost_usd."
-)
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    help="Override budget.max_wall_seconds.",
-)
+@budget_options()
 @click.option(
     "--shard",
     metavar="ID",
@@ -119,9 +111,7 @@ def run_command(
     workspace: Path | None,
     output_format: str,
     record: Path | None,
-    max_turns: int | None,
-    max_cost: float | None,
-    timeout: float | None,
+    budget: dict[str, float],
     shard: str | None,
     skip_if_proposed: bool,
     verbose: bool,
@@ -151,12 +141,11 @@ def run_command(
         allow=list(allow) or None,
     )
 
-    overrides = budget_overrides(max_turns=max_turns, max_cost=max_cost, timeout=timeout)
     if shard is not None:
         if recipe is None or fields:
             raise fail("--shard runs a shard of a RECIPE as it is: without --prompt and the flags")
 
-        run_shard(recipe, shard, params, out_dir, workspace, output_format, record, overrides,
+        run_shard(recipe, shard, params, out_dir, workspace, output_format, record, budget,
                   skip_if_proposed=skip_if_proposed, verbose=verbose, quiet=quiet)  # fmt: skip
     code = launch(
         LaunchOptions(
@@ -166,7 +155,7 @@ def run_command(
             workspace=workspace,
             output_format=output_format,  # type: ignore[arg-type]
             record=record,
-            budget_overrides=overrides,
+            budget_overrides=budget,
             verbose=verbose,
             quiet=quiet,
             skip_if_proposed=skip_if_proposed,

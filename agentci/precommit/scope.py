@@ -7,10 +7,11 @@ path, whatever characters its name holds), kept to the ones the recipe's own
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from agentci.policy.paths import anchored
-from agentci.run.plan import TaskPlan
+from agentci.spec import TaskSpec
 
 _GLOB_SPECIAL = re.compile(r"([\\*?\[\]!#])")
 
@@ -41,12 +42,15 @@ def as_argument(path: str) -> str:
     return f"./{path}" if path.startswith("-") else path
 
 
-def limit_to_files(plans: list[TaskPlan], files: list[str]) -> None:
-    """Set each task's ``allowed_paths`` to ``files`` (within its own ``allowed_paths``)."""
+def limit_to_files(plans: list[TaskSpec], files: list[str]) -> list[TaskSpec]:
+    """Each task with its ``allowed_paths`` set to ``files`` (within its own ``allowed_paths``)."""
+    limited = []
     for plan in plans:
         own = plan.guards.allowed_paths
         spec = anchored(own) if own is not None else None
         allowed = [f for f in files if spec is None or spec.match_file(f)]
-        plan.guards = plan.guards.model_copy(
+        guards = plan.guards.model_copy(
             update={"allowed_paths": [literal_glob(f) for f in allowed]}
         )
+        limited.append(dataclasses.replace(plan, guards=guards))
+    return limited

@@ -8,6 +8,7 @@ even so: they are read through :mod:`agentci.workspace_io`, so a committed link 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -18,11 +19,11 @@ from agentci import workspace_io
 from agentci.errors import InvalidInput
 from agentci.recipe.load import load_yaml, source_of
 from agentci.recipe.render import render
+from agentci.spec import TaskSpec
 from agentci.tools.submit import schema_problem
 
 if TYPE_CHECKING:
     from agentci.recipe.schema import Recipe
-    from agentci.run.plan import TaskPlan
 
 MAX_FILE_BYTES = 1_000_000
 # One line, no spaces, ending in .md or .txt: a file, not the text itself.
@@ -93,9 +94,9 @@ def load_schema(value: dict[str, Any] | str, base: Path) -> dict[str, Any]:
     return schema
 
 
-def attach(recipe: Recipe, plans: list[TaskPlan], recipe_dir: Path) -> None:
-    """Load the recipe's ``system_prompt`` (rendered with each plan's values) and
-    ``output.schema`` into every plan; raise a :class:`RecipeError` at the key that is wrong."""
+def attach(recipe: Recipe, plans: list[TaskSpec], recipe_dir: Path) -> list[TaskSpec]:
+    """Every spec with the recipe's ``system_prompt`` (rendered with its values) and
+    ``output.schema`` loaded; raise a :class:`RecipeError` at the key that is wrong."""
     source = source_of(recipe)
     texts: dict[str, tuple[str | None, str]] = {}  # per plan: its own parameter values
     if recipe.system_prompt is not None:
@@ -114,6 +115,12 @@ def attach(recipe: Recipe, plans: list[TaskPlan], recipe_dir: Path) -> None:
             schema = load_schema(recipe.output.schema_, recipe_dir)
         except InvalidInput as err:
             raise source.error(str(err), "output", "schema") from None
+    attached = []
     for plan in plans:
-        plan.system_replace, plan.system_append = texts.get(plan.name, (None, ""))
-        plan.output_schema = schema
+        replace_text, append = texts.get(plan.name, (None, ""))
+        attached.append(
+            dataclasses.replace(
+                plan, system_replace=replace_text, system_append=append, output_schema=schema
+            )
+        )
+    return attached

@@ -28,8 +28,8 @@ from agentci.outcome import Status
 from agentci.recipe.render import render
 from agentci.reports.redact import Redactor
 from agentci.reports.report import TaskReport
-from agentci.run.plan import TaskPlan
 from agentci.run.task import Emit, RunSettings, TaskRun
+from agentci.spec import TaskSpec
 
 ALREADY_PROPOSED = "already_proposed"
 
@@ -56,10 +56,10 @@ class Delivery:
             return None
         return cls(settings, skip_if_proposed=skip_if_proposed)
 
-    def key(self, plan: TaskPlan) -> str:
+    def key(self, plan: TaskSpec) -> str:
         return f"{self.settings.recipe.name}/{plan.name}"
 
-    def before_task(self, plan: TaskPlan, emit: Emit) -> TaskReport | None:
+    def before_task(self, plan: TaskSpec, emit: Emit) -> TaskReport | None:
         """The report of a task that is not run (already proposed), or None to run it."""
         base = self.repo.head() if self.repo is not None else ""
         self.bases[plan.name] = base
@@ -80,7 +80,7 @@ class Delivery:
         emit(ev.TaskFinished(status="no_changes", exit_code=0, reason=report.reason))
         return report
 
-    def task_run(self, plan: TaskPlan, emit: Emit) -> TaskRun:
+    def task_run(self, plan: TaskSpec, emit: Emit) -> TaskRun:
         """The task, delivering its patch to a branch when ``outputs.branch`` is set."""
         if self.config is None:
             return TaskRun(plan, self.settings, emit)
@@ -129,7 +129,7 @@ class Delivery:
         report.extra["branch_failed"] = message
 
     def _commit(
-        self, branch: str, subject: str, base: str, patch: str, summary: str, plan: TaskPlan
+        self, branch: str, subject: str, base: str, patch: str, summary: str, plan: TaskSpec
     ) -> dict[str, Any]:
         assert self.repo is not None
         patch_hash = self.repo.patch_hash(patch)
@@ -154,11 +154,11 @@ class Delivery:
 class BranchTaskRun(TaskRun):
     """A task whose ``task_finished`` event waits for the branch (its status may change)."""
 
-    def __init__(self, plan: TaskPlan, settings: RunSettings, emit: Emit, delivery: Delivery):
+    def __init__(self, plan: TaskSpec, settings: RunSettings, emit: Emit, delivery: Delivery):
         super().__init__(plan, settings, emit)
         self.delivery = delivery
 
-    async def _finish(self, report: TaskReport, started: float) -> None:
+    async def _finish(self, report: TaskReport, duration_ms: int) -> None:
         outer = self.emit
         held: list[ev.TaskFinished] = []
 
@@ -170,7 +170,7 @@ class BranchTaskRun(TaskRun):
 
         self.emit = hold
         try:
-            await super()._finish(report, started)
+            await super()._finish(report, duration_ms)
             await self.delivery.deliver(self, report)
         finally:
             self.emit = outer

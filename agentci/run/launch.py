@@ -42,11 +42,11 @@ from agentci.reports.report import RunReport, TaskReport
 from agentci.run import early
 from agentci.run.crash import crash_exit
 from agentci.run.delivery import Delivery
-from agentci.run.plan import TaskPlan
 from agentci.run.preflight import check_recipe
 from agentci.run.runner import Runner, finish_run, new_run_id
 from agentci.run.task import RunSettings
 from agentci.run.workers import LoopWorkers
+from agentci.spec import TaskSpec
 from agentci.tools.mcp.launch import referenced
 
 
@@ -64,7 +64,7 @@ class LaunchOptions:
     verbose: bool = False
     quiet: bool = False
     #: pre-commit: narrows every task's plan to the files being committed, after the checks
-    limit_plans: Callable[[list[TaskPlan]], None] | None = None
+    limit_plans: Callable[[list[TaskSpec]], list[TaskSpec]] | None = None
     skip_if_proposed: bool = False
     fields: RecipeFields | None = None  # --prompt, --model, --mode, --verify, --output-schema
     answer_to_stdout: bool = False  # --prompt: the final answer on stdout, all else stderr
@@ -122,7 +122,7 @@ def _launch(opts: LaunchOptions) -> int:
         )
         recipe, plans = checked.recipe, checked.plans
         if opts.limit_plans is not None:
-            opts.limit_plans(plans)
+            plans = opts.limit_plans(plans)
         # last: a refused run leaves the old outputs alone
         out_dir = prepare_out_dir(opts.out_dir or Path(recipe.outputs.dir), reserve=True)
     except (InvalidInput, OSError) as err:  # OSError: an unreadable recipe, an unusable out dir

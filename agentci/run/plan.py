@@ -1,8 +1,11 @@
-"""A task's settings, resolved: the recipe's defaults with the task's own values on top."""
+"""The plan: each task's :class:`~agentci.spec.TaskSpec`, resolved once — the recipe's
+defaults with the task's own values on top, then the command line's budget values on top of
+everything (``--max-turns``, ``--max-cost``, ``--timeout`` apply to every task, including tasks
+that have a ``budget:`` of their own). Nothing after the plan reads the raw recipe for a task."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -10,98 +13,76 @@ from agentci.errors import InvalidInput
 from agentci.recipe.render import convert, render
 from agentci.recipe.schema import (
     Budget,
-    ContextFiles,
-    Guards,
     ModelConfig,
     Recipe,
     Task,
     TaskModel,
     Verify,
 )
+from agentci.spec import TaskSpec
 
 
-@dataclass
-class TaskPlan:
-    """Everything one task needs, with templates rendered (except the prompt, which may use
-    ``verify`` results known only once the baseline has run)."""
-
-    name: str
-    prompt_template: str
-    instructions: str
-    model: ModelConfig
-    verify: Verify | None
-    budget: Budget
-    guards: Guards
-    allow_no_changes: bool
-    out_dir: Path
-    values: dict[str, Any]
-    mode: str = "auto_edit"  # the policy's mode (the system prompt names it)
-    context: ContextFiles | bool = True  # project_context (agentci/context/memory.py)
-    system_replace: str | None = None  # system_prompt, read and rendered (run/attachments.py)
-    system_append: str = ""
-    output_schema: dict[str, Any] | None = None  # output.schema, loaded
-    output_attempts: int = 3
-
-    def render_prompt(self, extra: dict[str, Any] | None = None) -> str:
-        """The task's prompt with the parameters (and ``extra`` variables) filled in."""
-        return render(
-            self.prompt_template, {**self.values, **(extra or {})}, where=f"{self.name}: prompt"
-        )
+def plan_tasks(
+    recipe: Recipe,
+    values: dict[str, Any],
+    out_dir: Path,
+    overrides: dict[str, Any] | None = None,
+) -> list[TaskSpec]:
+    """One spec per task (a recipe without ``tasks`` is one task named after the recipe); a
+    task's templates get its own ``params`` on top of ``values``; ``overrides`` (the command
+    line's budget fields) go on top of every task's budget, here and nowhere else."""
+    tasks: list[Task | None] = list(recipe.tasks) if recipe.tasks else [None]
+    specs = [_task_spec(recipe, task, values, out_dir) for task in tasks]
+    if not overrides:
+        return specs
+    return [replace(s, budget=s.budget.model_copy(update=overrides)) for s in specs]
 
 
-def plan_tasks(recipe: Recipe, values: dict[str, Any], out_dir: Path) -> list[TaskPlan]:
-    """One plan per task (a recipe without ``tasks`` is one task named after the recipe); a
-    task's templates get its own ``params`` on top of ``values``."""
-    base_values = values
-    if not recipe.tasks:
-        instructions = render(recipe.instructions, values, where="instructions")
-        assert recipe.prompt is not None  # the schema guarantees a prompt or tasks
-        return [
-            TaskPlan(
-                name=recipe.name,
-                prompt_template=recipe.prompt,
-                instructions=instructions,
-                model=recipe.model,
-                verify=_render_verify(recipe.verify, values, recipe.name),
-                budget=recipe.budget,
-                guards=recipe.guards,
-                allow_no_changes=recipe.allow_no_changes,
-                out_dir=out_dir,
-                values=values,
-                **_shared(recipe),
-            )
-        ]
-    plans = []
-    for task in recipe.tasks:
-        values = task_values(recipe, task, base_values)
-        instructions = render(recipe.instructions, values, where="instructions")
-        extra = (
-            render(task.instructions, values, where=f"{task.name}: instructions")
-            if task.instructions
-            else ""
-        )
-        prompt = task.prompt if task.prompt is not None else recipe.prompt
-        assert prompt is not None  # checked before planning (agentci.run.preflight)
-        plans.append(
-            TaskPlan(
-                name=task.name,
-                prompt_template=prompt,
-                instructions="\n\n".join(x for x in (instructions, extra) if x),
-                model=merge_model(recipe.model, task.model),
-                verify=_render_verify(task.verify or recipe.verify, values, task.name),
-                budget=merge_budget(recipe.budget, task.budget),
-                guards=task.guards or recipe.guards,
-                allow_no_changes=(
-                    recipe.allow_no_changes
-                    if task.allow_no_changes is None
-                    else task.allow_no_changes
-                ),
-                out_dir=out_dir / "tasks" / task.name,
-                values=values,
-                **_shared(recipe),
-            )
-        )
-    return plans
+def render_prompt(spec: TaskSpec, extra: dict[str, Any] | None = None) -> str:
+    """The task's prompt with the parameters (and ``extra`` variables) filled in."""
+    return render(
+        spec.prompt_template, {**spec.values, **(extra or {})}, where=f"{spec.name}: prompt"
+    )
+
+
+def _task_spec(
+    recipe: Recipe, task: Task | None, base_values: dict[str, Any], out_dir: Path
+) -> TaskSpec:
+    """The spec of ``task`` (None: the recipe's one task)."""
+    values = base_values if task is None else task_values(recipe, task, base_values)
+    name = recipe.name if task is None else task.name
+    instructions = render(recipe.instructions, values, where="instructions")
+    if task is not None and task.instructions:
+        own = render(task.instructions, values, where=f"{task.name}: instructions")
+        instructions = "\n\n".join(x for x in (instructions, own) if x)
+    prompt = task.prompt if task is not None and task.prompt is not None else recipe.prompt
+    assert prompt is not None  # the schema guarantees a prompt or tasks; checked before planning
+    allow_no_changes = recipe.allow_no_changes
+    if task is not None and task.allow_no_changes is not None:
+        allow_no_changes = task.allow_no_changes
+    return TaskSpec(
+        name=name,
+        prompt_template=prompt,
+        instructions=instructions,
+        model=merge_model(recipe.model, task.model if task else None),
+        verify=_render_verify((task and task.verify) or recipe.verify, values, name),
+        budget=merge_budget(recipe.budget, task.budget if task else None),
+        guards=(task and task.guards) or recipe.guards,
+        allow_no_changes=allow_no_changes,
+        out_dir=out_dir if task is None else out_dir / "tasks" / task.name,
+        values=values,
+        policy=recipe.policy,
+        workspace=recipe.workspace,
+        setup=recipe.setup_config,
+        sandbox=recipe.sandbox,
+        hooks=recipe.hooks,
+        context=recipe.context,
+        loop_detection=recipe.loop_detection,
+        tools=recipe.tools,
+        project_context=recipe.project_context,
+        output_attempts=recipe.output.attempts if recipe.output is not None else 3,
+        several=len(recipe.tasks or []) > 1,
+    )
 
 
 def task_values(recipe: Recipe, task: Task, values: dict[str, Any]) -> dict[str, Any]:
@@ -114,16 +95,6 @@ def task_values(recipe: Recipe, task: Task, values: dict[str, Any]) -> dict[str,
             raise InvalidInput(f"unknown parameter {name!r} (this recipe takes: {known})")
         own[name] = convert(name, spec, raw)
     return {**values, **own}
-
-
-def _shared(recipe: Recipe) -> dict[str, Any]:
-    """Plan fields every task takes from the recipe as it is (files are loaded later)."""
-    attempts = recipe.output.attempts if recipe.output is not None else 3
-    return {
-        "mode": recipe.policy.mode,
-        "context": recipe.project_context,
-        "output_attempts": attempts,
-    }
 
 
 def merge_budget(recipe: Budget, task: Budget | None) -> Budget:

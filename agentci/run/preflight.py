@@ -1,7 +1,8 @@
 """Checks made once a recipe is planned and before anything runs; failures are invalid_input.
 
 * Command-line budget overrides (``--max-turns``, ``--max-cost``, ``--timeout``) apply to every
-  task, including tasks that have a ``budget:`` of their own.
+  task, including tasks that have a ``budget:`` of their own: the plan applies them, once
+  (:func:`agentci.run.plan.plan_tasks`); the recipe stays as written.
 * A cost budget (``max_cost_usd`` of a task or ``budget.total``) needs a price for every model
   that may answer (the model, each fallback and the loop judge, each priced on its own:
   ``model.pricing`` is the price of ``model.name`` only): agentci refuses to start rather than run with a cap it
@@ -25,7 +26,7 @@ from typing import Any
 
 from agentci.errors import InvalidInput, RecipeError, RecipeErrors
 from agentci.hooks.commands import is_inside, resolve_command
-from agentci.providers import make_provider, registry
+from agentci.providers import registry
 from agentci.providers.pricing import has_price
 from agentci.recipe.load import builtin_recipe, load_recipe, source_of
 from agentci.recipe.prompt_recipe import BUILTIN_FILE, RecipeFields
@@ -33,25 +34,18 @@ from agentci.recipe.render import parse_assignments
 from agentci.recipe.schema import STAGES, ModelConfig, Recipe
 from agentci.run.attachments import attach
 from agentci.run.near_misses import did_you_mean, tool_names, unmatched_tools
-from agentci.run.plan import TaskPlan, merge_model, plan_tasks
+from agentci.run.plan import merge_model, plan_tasks
 from agentci.run.template_checks import parameter_values, task_param_problems, template_problems
+from agentci.spec import TaskSpec
 
 
-def apply_budget_overrides(plans: list[TaskPlan], overrides: dict[str, Any]) -> None:
-    """Put the command line's budget values on top of every task's budget."""
-    if not overrides:
-        return
-    for plan in plans:
-        plan.budget = plan.budget.model_copy(update=overrides)
-
-
-def check_cost_budget_prices(recipe: Recipe, plans: list[TaskPlan]) -> None:
+def check_cost_budget_prices(recipe: Recipe, plans: list[TaskSpec]) -> None:
     """Refuse a cost budget on a model without a known price (see the module docstring)."""
     total_cost = recipe.budget.total is not None and recipe.budget.total.max_cost_usd is not None
     for plan in plans:
         if plan.budget.max_cost_usd is None and not total_cost:
             continue
-        judge = recipe.loop_detection.model_check
+        judge = plan.loop_detection.model_check
         judges = [judge.model] if judge.enabled and judge.model else []
         for name in [plan.model.name, *plan.model.fallback_names(), *judges]:
             if not has_price(name, plan.model.pricing_for(name)):
@@ -69,33 +63,13 @@ def check_cost_budget_prices(recipe: Recipe, plans: list[TaskPlan]) -> None:
                 )
 
 
-def check_models(plans: list[TaskPlan], recipe_dir: Path) -> None:
-    """Build each task's provider once: a missing key, a missing or broken ``scripted:`` /
-    ``replay:`` file is reported now, in one line (building sends nothing to a model)."""
-    seen: set[str] = set()
-    for plan in plans:
-        key = plan.model.model_dump_json()
-        if key not in seen:
-            seen.add(key)
-            make_provider(plan.model, base_dir=recipe_dir)
-
-
-def preflight(
-    recipe: Recipe, plans: list[TaskPlan], overrides: dict[str, Any], *, recipe_dir: Path
-) -> None:
-    """All checks above, in order; raises :class:`InvalidInput`."""
-    apply_budget_overrides(plans, overrides)
-    check_cost_budget_prices(recipe, plans)
-    check_models(plans, recipe_dir)
-
-
 @dataclass
 class CheckedRecipe:
     """A recipe that passed every check: its typed parameter values and task plans."""
 
     recipe: Recipe
     values: dict[str, Any]
-    plans: list[TaskPlan]
+    plans: list[TaskSpec]
 
 
 def check_recipe(
@@ -116,8 +90,6 @@ def check_recipe(
     recipe = load_recipe(path, fields) if path else builtin_recipe(fields or RecipeFields())
     recipe_dir = path.resolve().parent if path is not None else Path.cwd()
     file: Path | str = path if path is not None else BUILTIN_FILE
-    if overrides:
-        recipe = recipe.model_copy(update={"budget": recipe.budget.model_copy(update=overrides)})
     source = source_of(recipe)
     problems: list[RecipeError] = []
     try:
@@ -132,14 +104,13 @@ def check_recipe(
     problems.extend(_model_problems(recipe, recipe_dir, live=live, model_flag=flag))
     problems.extend(_hook_problems(recipe, recipe_dir))
     problems.extend(_rule_problems(recipe))
-    plans: list[TaskPlan] = []
+    plans: list[TaskSpec] = []
     if not problems:
-        plans = plan_tasks(recipe, values, out_dir or Path(recipe.outputs.dir))
+        plans = plan_tasks(recipe, values, out_dir or Path(recipe.outputs.dir), overrides)
         try:
-            attach(recipe, plans, recipe_dir)
+            plans = attach(recipe, plans, recipe_dir)
         except RecipeError as err:
             problems.append(err)
-        apply_budget_overrides(plans, overrides or {})
         try:
             check_cost_budget_prices(recipe, plans)
         except InvalidInput as err:

@@ -12,7 +12,7 @@ from agentci.events import types as ev
 from agentci.loop.prompts import PromptFacts, system_prompt
 from agentci.loop.state import State
 from agentci.recipe.tool_config import CommandTool
-from agentci.run.plan import TaskPlan
+from agentci.spec import TaskSpec
 from agentci.tools.base import Tool
 from agentci.tools.command import command_tool
 from agentci.tools.registry import default_tools
@@ -20,7 +20,7 @@ from agentci.tools.submit import Answer, SubmitResult
 
 
 def task_tools(
-    plan: TaskPlan, state: State, commands: Sequence[CommandTool] = ()
+    plan: TaskSpec, state: State, commands: Sequence[CommandTool] = ()
 ) -> tuple[dict[str, Tool], Answer | None]:
     """The task's tools by name — the built-in ones and the recipe's ``commands`` —, and the
     answer ``submit_result`` collects (None without ``output``). MCP servers' tools are added
@@ -36,7 +36,7 @@ def task_tools(
     return tools, answer
 
 
-def task_system(plan: TaskPlan, workspace: Path, tools: dict[str, Tool]) -> str:
+def task_system(plan: TaskSpec, workspace: Path, tools: dict[str, Tool]) -> str:
     """The task's system instruction (agentci's prompt, or the recipe's replacement)."""
     facts = PromptFacts(
         workspace=str(workspace),
@@ -55,11 +55,11 @@ def task_system(plan: TaskPlan, workspace: Path, tools: dict[str, Tool]) -> str:
 
 
 def task_context(
-    plan: TaskPlan, workspace: Path, prompt: str, emit: Callable[[ev.Event], object]
+    plan: TaskSpec, workspace: Path, prompt: str, emit: Callable[[ev.Event], object]
 ) -> ProjectContext:
     """Load the project context files for ``prompt``; each file refused is a ``warning`` event
     of kind ``context_file_skipped``."""
-    context = load_context(workspace, plan.context, prompt)
+    context = load_context(workspace, plan.project_context, prompt)
     for path, why in context.skipped:
         emit(ev.WarningEvent(kind="context_file_skipped", message=f"{path}: {why}"))
     return context

@@ -28,9 +28,9 @@ from agentci.reports.redact import Redactor
 from agentci.reports.report import RunReport, TaskReport
 from agentci.reports.writer import UNWRITTEN, write_outputs
 from agentci.run.delivery import Delivery
-from agentci.run.plan import TaskPlan
 from agentci.run.task import RunSettings, TaskRun
 from agentci.run.workers import LoopWorkers
+from agentci.spec import TaskSpec
 from agentci.usage import total
 
 
@@ -45,7 +45,7 @@ class Runner:
     def __init__(
         self,
         settings: RunSettings,
-        plans: list[TaskPlan],
+        plans: list[TaskSpec],
         *,
         out_dir: Path,
         emitter: Emitter,

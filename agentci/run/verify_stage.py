@@ -5,7 +5,7 @@ How :class:`~agentci.run.task.TaskRun` uses it::
     check = ChangeCheck(plan, workspace=..., env=..., emit=...)
     if await check.before_agent():              # baseline verify (may end the task at once)
         check.tracker = await ChangeTracker.start(...)   # the patch baseline: after it
-        prompt = plan.render_prompt(extra=check.prompt_vars())
+        prompt = render_prompt(plan, extra=check.prompt_vars())
         while prompt is not None:
             check.tracker.agent_started()
             async for event in session.run(prompt): ...
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from agentci.change.patch import ChangeTracker
     from agentci.policy.sandbox import Sandbox
     from agentci.reports.report import TaskReport
-    from agentci.run.plan import TaskPlan
+    from agentci.spec import TaskSpec
 
 Emit = Callable[[ev.Event], object]
 GUARD_ONLY_ATTEMPTS = 2  # without verify: one chance to fix a guard violation
@@ -69,7 +69,7 @@ class ChangeCheck:
 
     def __init__(
         self,
-        plan: TaskPlan,
+        plan: TaskSpec,
         *,
         workspace: Path,
         env: Mapping[str, str],

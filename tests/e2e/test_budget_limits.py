@@ -44,6 +44,15 @@ def test_the_cli_flag_overrides_the_recipe(tmp_path: Path):
     assert exhausted(run).cap == 1
 
 
+def test_the_cli_flag_overrides_a_tasks_own_budget_too(tmp_path: Path):
+    tasks = [{"name": "own", "prompt": "Write the files.", "budget": {"max_turns": 5}}]
+    recipe = {"budget": {"max_turns": 50}, "tasks": tasks}
+    run = make_case(tmp_path, writes(5), recipe).run("--max-turns", "1")
+    assert_agree(run, "budget_exhausted", 3)
+    assert (exhausted(run).limit, exhausted(run).cap) == ("max_turns", 1)
+    assert run.result["tasks"][0]["turns"] == 1
+
+
 def test_max_tokens_refuses_the_call_that_would_cross_it(tmp_path: Path):
     cap = 2500
     run = make_case(tmp_path, writes(20), {"budget": {"max_tokens": cap}}).run()

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentci.errors import RecipeError
+from agentci.run.plan import render_prompt
 from agentci.run.preflight import check_recipe
 
 FAN_OUT = """\
@@ -35,9 +36,9 @@ def _check(tmp_path: Path, text: str, *params: str):
 def test_each_task_renders_the_recipes_prompt_and_verify_with_its_own_params(tmp_path: Path):
     _, checked = _check(tmp_path, FAN_OUT)
     plans = {p.name: p for p in checked.plans}
-    assert plans["api"].render_prompt() == "Fix the tests in src/api (strict: False)."
-    assert plans["cli"].render_prompt() == "Fix the tests in src/cli (strict: True)."
-    assert plans["docs"].render_prompt() == "Fix the doctests in docs."
+    assert render_prompt(plans["api"]) == "Fix the tests in src/api (strict: False)."
+    assert render_prompt(plans["cli"]) == "Fix the tests in src/cli (strict: True)."
+    assert render_prompt(plans["docs"]) == "Fix the doctests in docs."
     assert [p.verify.command for p in checked.plans] == [
         "python -m pytest -q src/api",
         "python -m pytest -q src/cli",
@@ -93,7 +94,7 @@ def test_the_readmes_reference_recipe_fans_its_tasks_out_with_params(tmp_path: P
     (tmp_path / "ci/require-test.sh").write_text("#!/bin/sh\n")
     (tmp_path / "answer.schema.json").write_text('{"type": "object"}')
     _, checked = _check(tmp_path, readme[start : readme.index("```", start)])
-    assert [(p.name, p.render_prompt(), p.verify.command) for p in checked.plans] == [
+    assert [(p.name, render_prompt(p), p.verify.command) for p in checked.plans] == [
         ("unit", "`tests/unit` fails. Find the root cause and fix it.\n", "pytest -q tests/unit"),
         ("api", "Make tests/api pass.", "pytest -q tests/api"),
     ]

@@ -1,0 +1,149 @@
+"""How a task ends: its report filled in from the State and the workspace, whatever happened.
+
+The guards revert what they refuse, the change and the patch are taken (with at least
+:data:`FINAL_SNAPSHOT_SECONDS`, even when the wall clock has run out), the status is decided
+from verify and the change, the ``session_end`` hooks run, and ``task_finished`` says it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import traceback
+from typing import TYPE_CHECKING
+
+from agentci.errors import Blocked, BudgetExhausted, GitWouldBlock, HookStopped, StopRun
+from agentci.events import types as ev
+from agentci.hooks.loop_stages import session_end
+from agentci.outcome import Status, exit_code_for
+from agentci.reports.change_report import report_change
+from agentci.reports.hook_facts import hook_facts
+from agentci.reports.report import TaskReport
+
+if TYPE_CHECKING:
+    from agentci.change.change import Change, Patch
+    from agentci.change.patch import ChangeTracker
+    from agentci.run.task import TaskRun
+
+#: Seconds the final snapshot (the patch) gets at least, even when the wall clock has run out.
+FINAL_SNAPSHOT_SECONDS = 30.0
+
+
+def stop_event(stop: StopRun) -> ev.Event:
+    """The event that says why the loop stopped (cancellation is asyncio's)."""
+    if isinstance(stop, HookStopped):
+        return ev.AgentExecutionStopped(reason=stop.reason)
+    if isinstance(stop, BudgetExhausted):
+        return ev.BudgetExhaustedEvent(
+            limit=stop.limit, used=stop.used, cap=stop.cap, reason=stop.reason
+        )
+    if isinstance(stop, Blocked):
+        return ev.AgentExecutionBlocked(reason=stop.reason)
+    return ev.Error(kind=stop.status, message=stop.reason)
+
+
+def finished_status(task: TaskRun, changed: bool) -> tuple[Status, str]:
+    """The status of a task whose work ended by itself: verify's verdict, else the change."""
+    verdict = task.check.verdict() if task.check is not None else None
+    if verdict is not None:  # verify failed / regressed / guard broken, or nothing to fix
+        return verdict
+    if changed:
+        return Status.success, ""
+    return Status.no_changes, "the model finished without changing any file"
+
+
+async def finish(task: TaskRun, report: TaskReport, duration_ms: int) -> None:
+    """Fill in ``report`` (see the module docstring). A signal while the patch is taken
+    (seconds for a large change) cancels the task."""
+    state = task.state
+    report.turns = state.turns
+    report.tool_calls = state.tool_calls
+    report.usage = state.usage.model_copy()
+    report.summary, report.output = state.final_text, state.output
+    report.context_files = [f.model_dump() for f in task.context_files]
+    report.model = task.plan.model.name
+    report.duration_ms = duration_ms
+    if task.sandboxes.note:
+        report.extra["no_sandbox"] = task.sandboxes.note
+    if task.tracker is not None:
+        await _patch(task, task.tracker, report)
+    else:
+        if task.check is not None:
+            await task.check.finish(report)
+        if task.completed:
+            report.status, report.reason = finished_status(task, False)
+    report.exit_code = exit_code_for(
+        report.status, allow_no_changes=task.plan.allow_no_changes, signal_name=task.signal_name
+    )
+    await _session_end(task, report)
+    task.emit(
+        ev.TaskFinished(
+            status=report.status.value,
+            exit_code=report.exit_code,
+            reason=report.reason,
+            turns=report.turns,
+            changed_files=report.changed_files,
+            usage=report.usage,
+        )
+    )
+
+
+async def _session_end(task: TaskRun, report: TaskReport) -> None:
+    """The session_end hooks of a task whose session started, however it ended; they
+    observe (a failure is a warning), and a bug in running them loses no report."""
+    try:
+        events = await session_end(
+            task.hooks,
+            status=report.status.value,
+            exit_code=report.exit_code,
+            reason=report.reason,
+            turns=report.turns,
+            changed_files=report.changed_files,
+        )
+    except Exception as err:  # noqa: BLE001 - the task's end is reported whatever happens
+        events = [ev.WarningEvent(kind="hook_warning", message=f"session_end hooks: {err}")]
+    for event in events:
+        task.emit(event)
+    if task.hooks is not None and task.hooks.results:
+        report.extra["hooks"] = hook_facts(task.hooks.results)
+
+
+async def _patch(task: TaskRun, tracker: ChangeTracker, report: TaskReport) -> None:
+    """The guards' reverts, then the change and the patch, into ``report`` and ``task.patch``."""
+    tracker.baseline.deadline = task.git_deadline(FINAL_SNAPSHOT_SECONDS)
+    try:
+        if task.check is not None:  # reverts what the guards refuse, before the patch
+            await task.check.finish(report)
+        task.patching = asyncio.ensure_future(_change_and_patch(tracker))
+        change, patch = await task.patching
+        report.changed_files = change.files
+        if task.completed:
+            report.status, report.reason = finished_status(task, not change.empty)
+        redactor = task.settings.redactor
+        task.patch = report_change(report, change, patch, redactor, task.patch_base, task.emit)
+    except asyncio.CancelledError:
+        if task.signal_name is None:
+            raise
+        if report.status is not Status.cancelled:
+            report.status = Status.cancelled
+            report.reason = f"cancelled by {task.signal_name} while the patch was taken"
+            task.emit(ev.UserCancelled(signal=task.signal_name))
+    except GitWouldBlock as stop:  # the workspace cannot be snapshotted: no patch
+        if task.completed:
+            report.status, report.reason = Status(stop.status), stop.reason
+        task.emit(stop_event(stop))
+    except Exception as err:  # noqa: BLE001 - a broken workspace must not lose the report
+        task.emit(
+            ev.Error(
+                kind="internal_error",
+                message=f"could not compute the patch: {err}",
+                traceback=traceback.format_exc(),
+            )
+        )
+        if task.completed:
+            report.status, report.reason = Status.internal_error, str(err)
+    finally:
+        tracker.cleanup()
+
+
+async def _change_and_patch(tracker: ChangeTracker) -> tuple[Change, Patch]:
+    return await tracker.change(), await tracker.patch()
