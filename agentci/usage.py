@@ -65,6 +65,25 @@ class Usage(BaseModel):
         )
 
 
+def cache_hit_rate(usage: Usage) -> float | None:
+    """The share of prompt tokens the provider served from its prompt cache (cached / prompt
+    tokens, rounded to 4 places); ``None`` before any prompt token was counted."""
+    if usage.prompt_tokens <= 0:
+        return None
+    return round(min(usage.cached_tokens, usage.prompt_tokens) / usage.prompt_tokens, 4)
+
+
+def usage_dict(usage: Usage) -> dict[str, object]:
+    """``usage`` as result.json writes it: the counts plus ``cache_hit_rate``."""
+    return {**usage.model_dump(), "cache_hit_rate": cache_hit_rate(usage)}
+
+
+class ReportedUsage(Usage):
+    """A ``usage`` object of result.json read back (``cache_hit_rate`` is derived, not summed)."""
+
+    cache_hit_rate: float | None = None
+
+
 def total(usages: list[Usage]) -> Usage:
     """The sum of ``usages`` (an empty list sums to ``Usage()``)."""
     out = Usage()

@@ -38,7 +38,7 @@ from agentci.reports.junit import junit_text, render_junit
 from agentci.reports.report import RunReport, TaskReport
 from agentci.reports.result import dumps
 from agentci.reports.summary import RETRY_NOTE, WORDING, _cell, _cost
-from agentci.usage import Usage
+from agentci.usage import ReportedUsage, Usage, usage_dict
 
 _TS = "%Y-%m-%dT%H:%M:%S.%fZ"
 
@@ -189,7 +189,7 @@ def merged_result(tasks: list[TaskOutput], not_run: dict[str, str] | None = None
     reason = f"{worst['key']}: {worst['reason']}" if worst and worst["reason"] else ""
     if not entries:
         reason = "no task ran"
-    usage = sum((Usage.model_validate(e["usage"]) for e in entries), Usage())
+    usage = sum((ReportedUsage.model_validate(e["usage"]) for e in entries), Usage())
     counts: dict[str, int] = {}
     for e in entries:
         counts[e["status"]] = counts.get(e["status"], 0) + 1
@@ -206,7 +206,7 @@ def merged_result(tasks: list[TaskOutput], not_run: dict[str, str] | None = None
         "totals": {
             "tasks": len(entries),
             "statuses": dict(sorted(counts.items())),
-            "usage": usage.model_dump(),
+            "usage": usage_dict(usage),
             "cost_usd": usage.cost_usd,
             "turns": sum(e["turns"] for e in entries),
             "tool_calls": sum(e["tool_calls"] for e in entries),
@@ -281,7 +281,7 @@ def merged_summary(result: dict[str, Any]) -> str:
             *[f"- {_cell(k)}: {_cell(reasons.get(k) or 'not started')}" for k in result["not_run"]],
             "",
         ]
-    u = Usage.model_validate(total["usage"])
+    u = ReportedUsage.model_validate(total["usage"])
     lines += [
         "### Usage", "",
         f"{u.model_calls} model calls, {u.total_tokens} tokens, cost {_cost(u.cost_usd)},"

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from agentci import jsontext
 from agentci.errors import InvalidInput
 from agentci.outcome import EXIT_CODES, SIGNAL_EXIT_CODES, Status
-from agentci.usage import Usage
+from agentci.usage import ReportedUsage
 from agentci.workspace_io import UnsafePath, open_beneath, read_bytes
 
 MAX_RESULT_BYTES = 16 * 1024 * 1024
@@ -53,7 +53,7 @@ class _Task(BaseModel):
     reason: str = ""
     turns: int = 0
     tool_calls: int = 0
-    usage: Usage | None = None
+    usage: ReportedUsage | None = None
     changed_files: list[Any] = []
     extra: _Extra | None = None
 

@@ -44,6 +44,7 @@ from agentci.reports.report_markdown import markdown_html
 from agentci.reports.report_verify import VerifyRow, verify_rows
 from agentci.reports.result import changed_files, run_usage
 from agentci.reports.timeline import Timeline, build_timeline, cut, turn_usage
+from agentci.usage import cache_hit_rate
 
 MAX_LOG_BYTES = 32 * 1024 * 1024
 MAX_DIFF_LINES = 3000
@@ -199,6 +200,7 @@ def _template() -> Any:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.globals["hit_rate"] = cache_hit_rate
     return env.get_template("report.html.j2")
 
 

@@ -5,7 +5,8 @@ Top level::
     {"version": 1, "status": "success", "exit_code": 0, "retryable": false, "reason": "",
      "summary": "<the model's last message>",   # several tasks: "[task] message" blocks
      "usage": {"prompt_tokens", "output_tokens", "thoughts_tokens", "cached_tokens",
-               "total_tokens", "cost_usd", "model_calls", "estimated_calls"},
+               "total_tokens", "cost_usd", "model_calls", "estimated_calls",
+               "cache_hit_rate"},              # cached / prompt tokens, null without prompt
      "cost_usd": 0.0123 | null, "turns": 7, "tool_calls": 12,
      "changed_files": ["src/x.py"],             # union over tasks, sorted
      "patch_redacted": false, "patch_incomplete": false, "patch_omitted": [{"path", "bytes"}],
@@ -33,7 +34,7 @@ from agentci.outcome import is_retryable
 from agentci.reports.atomic import write_text_atomic
 from agentci.reports.patchfacts import run_patch_facts
 from agentci.reports.report import RunReport, TaskReport
-from agentci.usage import total
+from agentci.usage import total, usage_dict
 
 RESULT_VERSION = 1
 
@@ -89,7 +90,7 @@ def task_dict(task: TaskReport) -> dict[str, Any]:
         "model": task.model,
         "turns": task.turns,
         "tool_calls": task.tool_calls,
-        "usage": task.usage.model_dump(),
+        "usage": usage_dict(task.usage),
         "cost_usd": task.usage.cost_usd,
         "changed_files": sorted(task.changed_files),
         "duration_ms": task.duration_ms,
@@ -110,7 +111,7 @@ def result_dict(run: RunReport) -> dict[str, Any]:
         "retryable": is_retryable(run.status),
         "reason": run.reason,
         "summary": run_summary(run),
-        "usage": usage.model_dump(),
+        "usage": usage_dict(usage),
         "cost_usd": usage.cost_usd,
         "turns": sum(t.turns for t in run.tasks),
         "tool_calls": sum(t.tool_calls for t in run.tasks),

@@ -23,6 +23,7 @@ from agentci.reports.result import changed_files, run_usage
 from agentci.reports.summary_answer import answer_lines, context_lines
 from agentci.reports.summary_hooks import hook_lines
 from agentci.reports.summary_why import why_lines
+from agentci.usage import Usage, cache_hit_rate
 
 WORDING = {
     "success": "succeeded",
@@ -49,6 +50,18 @@ MAX_MESSAGE = 4000
 
 def _status(value: object) -> str:
     return getattr(value, "value", None) or str(value)
+
+
+def _hit(usage: Usage) -> str:
+    """``, hit rate 42%``: the prompt cache's share of the prompt tokens ('' without prompt)."""
+    rate = cache_hit_rate(usage)
+    return "" if rate is None else f", cache hit rate {rate:.0%}"
+
+
+def _task_hit(usage: Usage) -> str:
+    """`` (30% cached)`` after a task's token count when its prompt cache served any."""
+    rate = cache_hit_rate(usage)
+    return f" ({rate:.0%} cached)" if rate and usage.cached_tokens else ""
 
 
 def _cost(value: float | None) -> str:
@@ -164,7 +177,7 @@ def render_summary(run: RunReport) -> str:
         for t in run.tasks:
             lines.append(
                 f"| {_cell(t.name)} | {_status(t.status)} | {t.exit_code} | {t.turns} "
-                f"| {t.tool_calls} | {t.usage.total_tokens} | {_cost(t.usage.cost_usd)} "
+                f"| {t.tool_calls} | {t.usage.total_tokens}{_task_hit(t.usage)} | {_cost(t.usage.cost_usd)} "
                 f"| {_cell(_verify(t))} |"
             )
         lines.append("")
@@ -194,7 +207,7 @@ def render_summary(run: RunReport) -> str:
         "### Usage",
         "",
         f"{u.model_calls} model calls, {u.prompt_tokens} prompt + {u.output_tokens} output"
-        f" + {u.thoughts_tokens} thinking tokens ({u.cached_tokens} cached),"
+        f" + {u.thoughts_tokens} thinking tokens ({u.cached_tokens} cached{_hit(u)}),"
         f" cost {_cost(u.cost_usd)}, {run.duration_ms / 1000:.1f} s.",
         "",
     ]
