@@ -38,6 +38,7 @@ from dataclasses import replace
 
 from agentci.context.tokens import PromptSize
 from agentci.errors import BudgetExhausted
+from agentci.loop.ledger import Hold, Ledger
 from agentci.loop.state import State
 from agentci.loop.totals import Reservation, RunTotals
 from agentci.providers.base import ModelRequest
@@ -59,8 +60,11 @@ class BudgetTracker:
         *,
         total: RunTotals | None = None,
         model: ModelConfig | None = None,
+        ledger: Ledger | None = None,
     ) -> None:
         self.budget = budget
+        self.ledger = ledger  # budget.daily_usd / per_workflow_usd (agentci.loop.ledger)
+        self._ledger_hold: Hold | None = None
         self.total = total
         self.model = model  # its prices (``pricing_for``), per model name
         self.started = time.monotonic()
@@ -135,6 +139,8 @@ class BudgetTracker:
             cap = self.total.caps.max_cost_usd
             run_used = round((self.total.used.cost_usd or 0.0) + self.total.reserved_cost, 8)
             caps.append(("total.max_cost_usd", run_used, cap))
+        if self.ledger is not None:
+            caps += self.ledger.caps()
         return caps
 
     def estimate_prompt_tokens(self, state: State, request: ModelRequest) -> int:
@@ -170,6 +176,8 @@ class BudgetTracker:
         With ``budget.total``, the worst case is reserved until the call is recorded."""
         self.release()
         sent, tokens, cost = self._admit(state, request, prompt_tokens)
+        if self.ledger is not None:
+            self._ledger_hold = self.ledger.reserve(cost)
         if self.total is not None:
             self._held = self.total.reserve(tokens, cost)
         return sent
@@ -191,6 +199,9 @@ class BudgetTracker:
 
     def release(self) -> None:
         """Give back this task's reservation on ``budget.total`` (if it holds one)."""
+        ledger_hold, self._ledger_hold = self._ledger_hold, None
+        if ledger_hold is not None and self.ledger is not None:
+            self.ledger.settle(ledger_hold, 0.0)  # the call never ended with a usage report
         held, self._held = self._held, None
         if held is not None and self.total is not None:
             self.total.release(held)
@@ -255,7 +266,11 @@ class BudgetTracker:
             self.prompt.reported(call.prompt_tokens, sent)
 
     def _count_in_total(self, call: Usage) -> None:
-        """``budget.total``: the call's reservation is replaced by what it used."""
+        """``budget.total`` and the ledger: the call's reservation is replaced by what it
+        used."""
+        if self.ledger is not None:
+            hold, self._ledger_hold = self._ledger_hold, None
+            self.ledger.settle(hold, call.cost_usd or 0.0)
         self.release()
         if self.total is not None:
             self.total.add(call)

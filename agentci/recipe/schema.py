@@ -282,6 +282,20 @@ class Budget(_Strict):
     max_tool_calls: PositiveInt | None = None
     tool_timeout_seconds: Seconds = 300
     total: TotalBudget | None = None
+    daily_usd: Usd | None = Field(
+        default=None,
+        description="USD all runs sharing the ledger may spend per UTC day (docs/budgets.md).",
+    )
+    per_workflow_usd: Usd | None = Field(
+        default=None,
+        description="USD the runs of one workflow ($GITHUB_WORKFLOW, else the recipe's name) "
+        "sharing the ledger may spend per UTC day.",
+    )
+    ledger: str | None = Field(
+        default=None,
+        description="The ledger file of daily_usd / per_workflow_usd (else $AGENTCI_LEDGER, "
+        "else ~/.cache/agentci/ledger.sqlite); relative to the recipe's folder.",
+    )
 
 
 class TotalBudget(_Strict):

@@ -43,7 +43,8 @@ def check_cost_budget_prices(recipe: Recipe, plans: list[TaskSpec]) -> None:
     """Refuse a cost budget on a model without a known price (see the module docstring)."""
     total_cost = recipe.budget.total is not None and recipe.budget.total.max_cost_usd is not None
     for plan in plans:
-        if plan.budget.max_cost_usd is None and not total_cost:
+        daily = plan.budget.daily_usd is not None or plan.budget.per_workflow_usd is not None
+        if plan.budget.max_cost_usd is None and not total_cost and not daily:
             continue
         judge = plan.loop_detection.model_check
         judges = [judge.model] if judge.enabled and judge.model else []

@@ -24,6 +24,7 @@ from agentci.events import types as ev
 from agentci.hooks.runner import HookRunner
 from agentci.loop.budget import BudgetTracker
 from agentci.loop.chat import Chat
+from agentci.loop.ledger import open_ledger
 from agentci.loop.session import Session
 from agentci.loop.state import State
 from agentci.outcome import Status
@@ -78,7 +79,14 @@ class TaskRun:
         self.check: ChangeCheck | None = None  # verify + guards (agentci/verify), once ready
         self.first = True
         self.sandboxes = TaskSandboxes(plan, settings.recipe_path, emit)
-        self.budget = BudgetTracker(plan.budget, total=settings.totals, model=plan.model)
+        self.budget = BudgetTracker(
+            plan.budget,
+            total=settings.totals,
+            model=plan.model,
+            ledger=open_ledger(
+                plan.budget, settings.recipe_dir, settings.recipe.name or settings.recipe_label
+            ),
+        )
         self.hooks: HookRunner | None = None  # the recipe's hooks, once compiled
 
     def cancel(self, signal_name: str) -> None:
