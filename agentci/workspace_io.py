@@ -262,13 +262,53 @@ def unlink(root: Root, rel: str, *, prune: bool = False) -> bool:
         finally:
             os.close(dir_fd)
         if prune:
-            for depth in range(len(parts) - 1, 0, -1):
-                try:
-                    with _ParentOf(root_fd, parts[:depth]) as up:
-                        os.rmdir(parts[depth - 1], dir_fd=up)
-                except OSError:
-                    break
+            _prune(root_fd, parts)
     return True
+
+
+def _prune(root_fd: int, parts: list[str]) -> None:
+    """Remove the folders on the way to ``parts`` that are empty, deepest first (no links)."""
+    for depth in range(len(parts) - 1, 0, -1):
+        try:
+            with _ParentOf(root_fd, parts[:depth]) as up:
+                os.rmdir(parts[depth - 1], dir_fd=up)
+        except OSError:
+            break
+
+
+def move(root: Root, rel: str, dest_root: Root, dest_rel: str, *, prune: bool = False) -> None:
+    """Rename ``rel`` below ``root`` to ``dest_rel`` below ``dest_root`` (folders on the way
+    made), whatever it is (a link is moved, not followed; no folder on either way may be a
+    link). Its size, times, inode and mode stay as they were. Both must be on one filesystem.
+    With ``prune`` the folders ``rel`` leaves empty go, up to ``root``. Raises
+    :class:`UnsafePath` (also when ``rel`` is missing or ``dest_rel`` is a folder)."""
+    parts, dest = _parts(rel), _parts(dest_rel)
+    if not parts or not dest:
+        raise UnsafePath("not a file path")
+    with _root_fd(root) as root_fd, _root_fd(dest_root) as dest_fd:
+        try:
+            src_dir = _parent(root_fd, parts, make=False)
+        except OSError as exc:
+            raise _explain(rel, exc) from None
+        try:
+            dst_dir = _parent(dest_fd, dest, make=True)
+        except OSError as exc:
+            os.close(src_dir)
+            raise _explain(dest_rel, exc) from None
+        try:
+            with contextlib.suppress(FileNotFoundError):
+                if stat.S_ISDIR(os.lstat(dest[-1], dir_fd=dst_dir).st_mode):
+                    raise UnsafePath("a folder")
+            os.rename(parts[-1], dest[-1], src_dir_fd=src_dir, dst_dir_fd=dst_dir)
+        except OSError as exc:
+            if exc.errno == errno.EXDEV:
+                raise UnsafePath("on another filesystem: cannot be moved") from None
+            raise _explain(rel, exc) from None
+        finally:
+            os.close(src_dir)
+            os.close(dst_dir)
+        if prune:
+            _prune(root_fd, parts)
 
 
 class _ParentOf:

@@ -315,6 +315,12 @@ class Guards(_Strict):
     forbid_test_edits: list[str] | None = Field(
         default=None, description="Globs the agent may not modify (e.g. tests/**)."
     )
+    weakened_tests: Literal["on", "report", "off"] | None = Field(
+        default=None,
+        description="Tests skipped, removed, emptied or deselected by the change: 'on' fails "
+        "the task, 'report' lists them, 'off' does not look. Default: 'on' when verify reports "
+        "per-test results (runner: pytest or junit:), else 'off' (docs/verify.md).",
+    )
 
 
 class Hook(_Strict):

@@ -77,6 +77,7 @@ class TaskView:
     chart: Chart | None
     test_groups: list[tuple[str, str, list[str]]]
     guards: list[dict[str, Any]]
+    weakened: dict[str, Any] | None  # extra.weakened_tests: findings, files set aside
     diff: DiffView | None
     files: list[str]
     verify: list[VerifyRow]
@@ -150,6 +151,18 @@ def _test_groups(task: TaskReport) -> list[tuple[str, str, list[str]]]:
     return groups
 
 
+def _weakened(task: TaskReport) -> dict[str, Any] | None:
+    """``extra.weakened_tests`` when it has something to show (findings or files set aside)."""
+    data = task.extra.get("weakened_tests") if isinstance(task.extra, dict) else None
+    if not isinstance(data, dict):
+        return None
+    findings = [f for f in data.get("findings") or [] if isinstance(f, dict)]
+    aside = [str(p) for p in data.get("set_aside") or []]
+    if not findings and not aside:
+        return None
+    return {"mode": str(data.get("mode", "")), "findings": findings, "set_aside": aside}
+
+
 def _task_view(
     task: TaskReport, events: list[AnyEvent], patch: str | None, redactor: Redactor
 ) -> TaskView:
@@ -165,6 +178,7 @@ def _task_view(
         chart=build_chart(turn_usage(events)),
         test_groups=_test_groups(task),
         guards=[g for g in guards or [] if isinstance(g, dict)],
+        weakened=_weakened(task),
         diff=diff_view(patch, redactor.redact) if patch is not None else None,
         files=sorted(task.changed_files),
         verify=verify_rows(task, events),

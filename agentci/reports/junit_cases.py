@@ -6,7 +6,9 @@
   ``regressed``, ``added``, ``added_failing``, ``removed``, ``flaky`` or ``unchanged``
   (``baseline`` when no attempt ran, e.g. the baseline already passed).
 * ``guard:<name>`` for each guard the recipe sets: passed, or a failure naming the files
-  (and whether agentci reverted them).
+  (and whether agentci reverted them). ``guard:weakened_tests`` is there too when it has
+  findings although the recipe does not set it (it is on by default), failing and naming the
+  tests; with ``weakened_tests: report`` it is ``skipped``, with the findings as its message.
 """
 
 from __future__ import annotations
@@ -62,6 +64,11 @@ def guard_cases(task: TaskReport) -> list[CaseInfo]:
     """``guard:<name>`` cases from ``task.extra["guards"]`` (written by agentci.run.verify_stage)."""
     cases = []
     for guard in task.extra.get("guards") or []:
+        if guard.get("passed") and guard.get("message"):  # weakened_tests: report
+            cases.append(
+                CaseInfo(f"guard:{guard['name']}", "skipped", guard["message"], "reported")
+            )
+            continue
         if guard.get("passed"):
             cases.append(CaseInfo(f"guard:{guard['name']}", "passed", status="passed"))
             continue

@@ -22,6 +22,7 @@ from agentci.reports.report import RunReport, TaskReport
 from agentci.reports.result import changed_files, run_usage
 from agentci.reports.summary_answer import answer_lines, context_lines
 from agentci.reports.summary_hooks import hook_lines
+from agentci.reports.summary_weakened import weakened_lines
 from agentci.reports.summary_why import why_lines
 from agentci.usage import Usage, cache_hit_rate
 
@@ -187,6 +188,7 @@ def render_summary(run: RunReport) -> str:
     lines += _no_sandbox(run)
     lines += _guards(run)
     lines += hook_lines(run, _cell)
+    lines += weakened_lines(run, _cell, _code)
     lines += _branches(run)
     files = changed_files(run)
     lines.append(f"### Changed files ({len(files)})")

@@ -51,6 +51,9 @@ from agentci.verify.locations import run_locations
 from agentci.verify.progress import ProgressWatch
 from agentci.verify.run import VerifyRun, run_verify
 from agentci.verify.selection import Selection, failing_first, strategy_of
+from agentci.verify.set_aside import SetAside
+from agentci.verify.weakened import mode_of
+from agentci.verify.weakened_guard import WeakenedGuard
 
 if TYPE_CHECKING:
     from agentci.change.change import Change
@@ -85,15 +88,19 @@ class ChangeCheck:
         self.emit = emit
         self.sandbox = sandbox  # verify runs what the agent wrote: in the sandbox when there is one
         self.has_guards = configured(plan.guards)
+        self.weakened = WeakenedGuard(
+            mode_of(plan.guards, plan.verify), explicit=plan.guards.weakened_tests is not None
+        )
         if self.verify is not None:
             self.attempts = self.verify.attempts
         else:
-            self.attempts = GUARD_ONLY_ATTEMPTS if self.has_guards else 1
+            self.attempts = GUARD_ONLY_ATTEMPTS if self.has_guards or self.weakened.active else 1
         self.attempt = 0
         self.baseline_run: VerifyRun | None = None
         self.last_run: VerifyRun | None = None  # the run that decided the last attempt
         self.changes: Changes | None = None
         self.full_run: VerifyRun | None = None  # the last run of the whole suite (reported)
+        self._select: Selection | None = None  # what this attempt's failing-first run selected
         self.full_changes: Changes | None = None
         self.guard_results: list[GuardResult] = []
         self.reverted: dict[str, list[str]] = {}  # guard → every file it reverted, this task
@@ -138,7 +145,7 @@ class ChangeCheck:
 
     async def after_agent(self) -> str | None:
         """Check the model's change: the follow-up prompt for the model, or None when done."""
-        if self.verify is None and not self.has_guards:
+        if self.verify is None and not self.has_guards and not self.weakened.active:
             return None
         assert self.tracker is not None
         self.attempt += 1
@@ -157,6 +164,11 @@ class ChangeCheck:
             # the snapshot before verify: verify's writes never count
             changed = (await self.tracker.change()).files
             await self._verify_attempt(last, changed)
+        elif self.weakened.active:
+            change = await self.tracker.change()
+            await asyncio.to_thread(
+                self.weakened.observe, self.tracker.baseline, change.files, None, None, []
+            )
         prompt = self._decide(last)
         if prompt is not None and self.verify is not None:
             await self.tracker.verify_done()
@@ -176,13 +188,59 @@ class ChangeCheck:
         return [sizes.get(r.name, r) for r in results]
 
     async def _verify_attempt(self, last: bool, changed: list[str]) -> None:
+        """One attempt's verify, on the change without the agent's hidden files (they are set
+        aside while it runs: :mod:`agentci.verify.set_aside`), then the weakened_tests checks
+        (the per-test ones against a full-suite run of this attempt only)."""
+        assert self.verify is not None and self.tracker is not None
+        baseline, change = self.tracker.baseline, await self.tracker.change()
+        aside = await asyncio.to_thread(SetAside.take, baseline, change.ignored_written)
+        if aside.moved or aside.left:
+            self._note_set_aside(aside)
+        full_before = self.full_run
+        try:
+            await self._verify_runs(last, changed)
+        finally:
+            stuck = await asyncio.to_thread(aside.put_back)
+            if stuck:
+                self.emit(ev.Error(kind="files_set_aside", message="could not put back "
+                                   f"{len(stuck)} file(s), left in {aside.store}: "
+                                   f"{', '.join(stuck)}"))  # fmt: skip
+        full = self.full_run if self.full_run is not full_before else None
+        hidden: list[str] = []
+        decided = self.last_run
+        if aside.moved and decided is not None and not decided.passed and self.weakened.active:
+            again = await run_verify(  # the same run with the hidden files: does it pass?
+                self.verify,
+                workspace=self.workspace,
+                env=self.env,
+                tmp_dir=self._tmp,
+                label=f"attempt{self.attempt}-with-hidden",
+                sandbox=self.sandbox,
+                select=None if decided is full else self._select,
+            )
+            hidden = list(aside.moved) if again.passed else []
+        await asyncio.to_thread(
+            self.weakened.observe, baseline, change.files, self.baseline_run, full, hidden
+        )
+
+    def _note_set_aside(self, aside: SetAside) -> None:
+        self.weakened.note_set_aside(aside.moved, aside.left)
+        message = (
+            f"{len(aside.moved)} file(s) the agent made that the ignore rules hide from the "
+            f"patch were set aside while verify ran: {', '.join(aside.moved)}"
+        )
+        if aside.left:
+            message += f"; could not set aside: {', '.join(aside.left)}"
+        self.emit(ev.Error(kind="files_set_aside", message=message))
+
+    async def _verify_runs(self, last: bool, changed: list[str]) -> None:
         """The attempt's verify. With ``verify.strategy: failing_first`` and attempts left, the
         selected tests run first (:mod:`agentci.verify.selection`): when they fail, their
         failures decide the attempt and the full suite is not run, unless the task would stop
         for lack of progress; otherwise the full suite runs and decides."""
         assert self.verify is not None
         label = f"attempt{self.attempt}"
-        select = None if last else self._selection(changed)
+        select = self._select = None if last else self._selection(changed)
         if select is not None:
             run, changes = await self._runs(f"{label}-first", select)
             if run.tests and not (run.passed and not changes.regressed):
@@ -243,8 +301,12 @@ class ChangeCheck:
         run, changes = self.last_run, self.changes
         verify_ok = run is None or (run.passed and not (changes and changes.regressed))
         size_broken = [g for g in self.guard_results if not g.passed and g.name not in PATH_GUARDS]
-        if self.failure is None and verify_ok and not size_broken:
+        weak = self.weakened.blocking
+        if self.failure is None and verify_ok and not size_broken and not weak:
             return None
+        told = self.weakened.take_feedback(self.attempt, self.attempts) if not last else None
+        if weak and told is None and verify_ok and not size_broken and self.failure is None:
+            last = True  # told once already: the model keeps the weakening, no more attempts
         if not last and self.stalled:  # no progress: the attempts left would change nothing
             self.emit(ev.LoopDetectedEvent(kind="no_progress", detail=self.stalled))
             self.failure = f"{self.stalled}; {self.attempts - self.attempt} attempt(s) not used"
@@ -255,8 +317,11 @@ class ChangeCheck:
                 parts.append(verify_feedback(run, changes, self.attempt, self.attempts))
             if size_broken:
                 parts.append(guard_feedback(size_broken, self.attempt, self.attempts))
+            if told is not None:
+                parts.insert(0, told)
             return "\n\n".join(parts)
-        reasons = [self.failure] if self.failure else []
+        reasons = [self.weakened.reason()] if weak else []
+        reasons += [self.failure] if self.failure else []
         if size_broken:
             reasons.append(_guard_reason(size_broken))
         if not verify_ok and run is not None:
@@ -290,8 +355,14 @@ class ChangeCheck:
             shutil.rmtree(self._tmp, ignore_errors=True)
         report.verify = [r for r in self.results if r.scope == "full"]  # what decides
         report.extra["verify"] = self.summary()
-        if self.has_guards:
-            report.extra["guards"] = [self._with_reverts(g).as_dict() for g in self.guard_results]
+        guards = [self._with_reverts(g).as_dict() for g in self.guard_results]
+        weakened = self.weakened.guard_result()
+        if weakened is not None:
+            guards.append(weakened.as_dict())
+        if self.has_guards or weakened is not None:
+            report.extra["guards"] = guards
+        if (weakened_report := self.weakened.report()) is not None:
+            report.extra["weakened_tests"] = weakened_report
 
     def _note_reverts(self, results: list[GuardResult]) -> None:
         """Each revert is a ``warning`` event (kind ``guard_reverted``), remembered for the
