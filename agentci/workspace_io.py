@@ -266,9 +266,10 @@ def unlink(root: Root, rel: str, *, prune: bool = False) -> bool:
     return True
 
 
-def _prune(root_fd: int, parts: list[str]) -> None:
-    """Remove the folders on the way to ``parts`` that are empty, deepest first (no links)."""
-    for depth in range(len(parts) - 1, 0, -1):
+def _prune(root_fd: int, parts: list[str], keep: int = 0) -> None:
+    """Remove the folders on the way to ``parts`` that are empty, deepest first (no links),
+    except the first ``keep``."""
+    for depth in range(len(parts) - 1, keep, -1):
         try:
             with _ParentOf(root_fd, parts[:depth]) as up:
                 os.rmdir(parts[depth - 1], dir_fd=up)
@@ -276,11 +277,11 @@ def _prune(root_fd: int, parts: list[str]) -> None:
             break
 
 
-def move(root: Root, rel: str, dest_root: Root, dest_rel: str, *, prune: bool = False) -> None:
+def move(root: Root, rel: str, dest_root: Root, dest_rel: str, *, keep: int | None = None) -> None:
     """Rename ``rel`` below ``root`` to ``dest_rel`` below ``dest_root`` (folders on the way
     made), whatever it is (a link is moved, not followed; no folder on either way may be a
     link). Its size, times, inode and mode stay as they were. Both must be on one filesystem.
-    With ``prune`` the folders ``rel`` leaves empty go, up to ``root``. Raises
+    With ``keep`` the folders ``rel`` leaves empty go, except its first ``keep`` ones. Raises
     :class:`UnsafePath` (also when ``rel`` is missing or ``dest_rel`` is a folder)."""
     parts, dest = _parts(rel), _parts(dest_rel)
     if not parts or not dest:
@@ -307,8 +308,8 @@ def move(root: Root, rel: str, dest_root: Root, dest_rel: str, *, prune: bool = 
         finally:
             os.close(src_dir)
             os.close(dst_dir)
-        if prune:
-            _prune(root_fd, parts)
+        if keep is not None:
+            _prune(root_fd, parts, keep)
 
 
 class _ParentOf:

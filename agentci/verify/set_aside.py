@@ -71,12 +71,12 @@ class SetAside:
 
     def put_back(self) -> list[str]:
         """Move every file back to its place; returns those that could not be (they stay in
-        the store). The store's folders, and ``.agentci`` when left empty, go."""
+        the store). The store's folders go; ``.agentci`` stays (the sandbox mounts it)."""
         stuck = []
         for rel in self.moved:
             try:
                 workspace_io.move(self.workspace, f"{self.store}/{rel}", self.workspace, rel,
-                                  prune=True)  # fmt: skip
+                                  keep=1)  # fmt: skip
             except workspace_io.UnsafePath:
                 stuck.append(rel)
         return stuck

@@ -22,7 +22,9 @@ PROMPT = "Fix the tests.\n{{ verify.failures }}"
 ADD = "tests.test_calc::test_add"
 MUL = "tests.test_calc::test_mul"
 SUB = "tests.test_calc::test_sub"
-FIX_ADD = fix("calc/__init__.py", "def add(a, b):\n    return a - b", "def add(a, b):\n    return a + b")
+FIX_ADD = fix(
+    "calc/__init__.py", "def add(a, b):\n    return a - b", "def add(a, b):\n    return a + b"
+)
 FIX_MUL = fix("calc/__init__.py", "    return a + b\n", "    return a * b\n")
 ADD_TEST = "def test_add():\n    assert add(2, 3) == 5\n"
 MUL_TEST = "def test_mul():\n    assert mul(3, 4) == 12\n"
@@ -223,8 +225,11 @@ def test_a_deselect_in_the_pytest_settings_fails_the_task(repo_factory, tmp_path
 @pytest.mark.parametrize(
     ("after", "detail"),
     [
-        ('addopts = "-q -k \'not add\'"\n', "addopts gained -k not add"),
-        ('addopts = "-q"\ntestpaths = ["tests/none"]\n', "testpaths changed from '' to 'tests/none'"),
+        ("addopts = \"-q -k 'not add'\"\n", "addopts gained -k not add"),
+        (
+            'addopts = "-q"\ntestpaths = ["tests/none"]\n',
+            "testpaths changed from '' to 'tests/none'",
+        ),
         ('addopts = "-q"\nnorecursedirs = ["tests"]\n', "norecursedirs changed from '' to 'tests'"),
     ],
 )
@@ -319,4 +324,4 @@ def test_a_conftest_the_ignore_rules_hide_is_set_aside_and_caught(repo_factory, 
     assert "conftest.py" in set_aside[0].message  # type: ignore[attr-defined]
     # the agent's file is back where it wrote it; agentci's store is gone
     assert (repo / "conftest.py").read_text() == HIDDEN_CONFTEST
-    assert not (repo / ".agentci").exists()
+    assert not list(repo.glob(".agentci/set-aside-*"))

@@ -1,0 +1,98 @@
+"""The weakened_tests checks on their own: a test file's shape (parsed, never imported) and
+pytest's collection settings, before vs. after."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentci.verify.pytest_config import collection_settings, weakening_changes
+from agentci.verify.test_shape import shape_of
+
+TESTS = '''
+import pytest
+import unittest
+
+pytestmark = pytest.mark.xfail
+
+
+@pytest.mark.parametrize("a", [1, 2, 3])
+@pytest.mark.skip(reason="later")
+def test_param(a):
+    assert a
+    assert True
+
+
+def test_empty():
+    """Nothing to see."""
+    pass
+
+
+class TestCase(unittest.TestCase):
+    def test_method(self):
+        self.assertEqual(1, 1)
+        with pytest.raises(ValueError):
+            int("x")
+        self.skipTest("not today")
+
+
+def pytest_collection_modifyitems(items):
+    items.clear()
+
+
+collect_ignore = ["tests/slow"]
+'''
+
+
+def test_a_file_s_tests_asserts_markers_cases_hooks_and_settings():
+    shape = shape_of(TESTS)
+    assert shape is not None
+    param, empty, method = (
+        shape.tests[n] for n in ("test_param", "test_empty", "TestCase::test_method")
+    )
+    assert (param.asserts, param.cases, param.empty) == (
+        1,
+        3,
+        False,
+    )  # `assert True` is no assertion
+    assert param.markers == {"pytest.mark.skip", "pytestmark = pytest.mark.xfail"}
+    assert empty.empty and empty.asserts == 0
+    assert method.asserts == 2 and "self.skipTest()" in method.markers
+    assert set(shape.hooks) == {"pytest_collection_modifyitems"}
+    assert shape.settings == {"collect_ignore": "['tests/slow']"}
+
+
+def test_a_file_that_does_not_parse_has_no_shape():
+    assert shape_of("def test_x(:\n") is None
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "found"),
+    [
+        ("-q", "-q -v -ra --tb=short --strict-markers", []),
+        ("-q", "-q -k 'not slow'", ["addopts gained -k not slow"]),
+        ("-q", "-q -m fast -p myplugin", ["addopts gained -m fast -p myplugin"]),
+        ("-q", "-q tests/unit", ["addopts gained tests/unit"]),
+        ("-q --ignore tests/slow", "-q", []),  # widening the run is fine
+    ],
+)
+def test_addopts_that_narrow_the_run_are_findings(before, after, found):
+    assert weakening_changes({"addopts": before}, {"addopts": after}) == found
+
+
+def test_each_config_file_is_read_from_its_own_section():
+    ini = "[pytest]\naddopts = -q\ntestpaths = tests\n"
+    assert collection_settings("pytest.ini", ini) == {"addopts": "-q", "testpaths": "tests"}
+    assert collection_settings("tox.ini", "[tox]\nenvlist = py3\n") == {}
+    cfg = "[tool:pytest]\nnorecursedirs = build\n"
+    assert collection_settings("setup.cfg", cfg) == {"norecursedirs": "build"}
+    toml = '[tool.pytest.ini_options]\ntestpaths = ["tests", "more"]\nxfail_strict = true\n'
+    assert collection_settings("pyproject.toml", toml) == {
+        "testpaths": "tests more", "xfail_strict": "True",
+    }  # fmt: skip
+    assert collection_settings("pyproject.toml", "not [toml") == {}
+
+
+def test_xfail_strict_turned_off_is_a_finding():
+    assert weakening_changes({"xfail_strict": "true"}, {"xfail_strict": "false"}) == [
+        "xfail_strict turned off"
+    ]
