@@ -322,6 +322,16 @@ class Guards(_Strict):
         "per-test results (runner: pytest or junit:), else 'off' (docs/verify.md).",
     )
 
+    @field_validator("weakened_tests", mode="before")
+    @classmethod
+    def _yaml_on_off(cls, value: object) -> object:
+        """YAML reads a bare ``on`` / ``off`` as true / false: take them as meant."""
+        if value is True:
+            return "on"
+        if value is False:
+            return "off"
+        return value
+
 
 class Hook(_Strict):
     """A recipe author's command run around matching tool calls (docs/hooks.md)."""

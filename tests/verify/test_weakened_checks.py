@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from agentci.errors import RecipeError
+from agentci.recipe.load import parse_recipe
 from agentci.verify.pytest_config import collection_settings, weakening_changes
 from agentci.verify.test_shape import shape_of
 
@@ -96,3 +98,16 @@ def test_xfail_strict_turned_off_is_a_finding():
     assert weakening_changes({"xfail_strict": "true"}, {"xfail_strict": "false"}) == [
         "xfail_strict turned off"
     ]
+
+
+@pytest.mark.parametrize(("written", "mode"), [("on", "on"), ("off", "off"), ("report", "report")])
+def test_a_bare_yaml_on_or_off_is_the_mode_it_says(written, mode):
+    # YAML 1.1 reads a bare `on` as true: the recipe still means the mode
+    text = f"version: 1\nname: t\nmodel: {{name: scripted}}\nprompt: p\nguards:\n  weakened_tests: {written}\n"
+    assert parse_recipe(text).guards.weakened_tests == mode
+
+
+def test_an_unknown_mode_is_a_recipe_error_with_its_line():
+    text = "version: 1\nname: t\nmodel: {name: scripted}\nprompt: p\nguards:\n  weakened_tests: strict\n"
+    with pytest.raises(RecipeError, match=r":6: guards.weakened_tests: Input should be"):
+        parse_recipe(text, file="r.yaml")
