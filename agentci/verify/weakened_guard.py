@@ -50,11 +50,14 @@ class WeakenedGuard:
         final_run: VerifyRun | None,
         hidden: list[str],
     ) -> None:
-        """Check one attempt: the changed ``files``, the runs, and the ``hidden`` files verify
+        """Check one attempt: the changed ``files``, the baseline and this attempt's full-suite
+        run (None when it ran only the failing tests first), and the ``hidden`` files verify
         passed only with."""
         if not self.active:
             return
-        results = final_run is not None and final_run.junit_found
+        # with per-test results, a removed test is judged on a full run ("disappeared")
+        results = base_run is not None and base_run.junit_found
+        results = results or (final_run is not None and final_run.junit_found)
         found = change_findings(baseline, files, results=results)
         if final_run is not None:
             found = result_findings(base_run, final_run) + found
