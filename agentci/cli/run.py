@@ -98,6 +98,12 @@ from agentci.run.launch import LaunchOptions, launch
     is_flag=True,
     help="No console view; only a failure prints one line (outputs are still written).",
 )
+@click.option(
+    "--otel",
+    is_flag=True,
+    help="Export OpenTelemetry spans of the run (on by itself when OTEL_EXPORTER_OTLP_ENDPOINT "
+    "is set; needs agentci[otel]).",
+)
 def run_command(
     recipe: Path | None,
     prompt: str | None,
@@ -116,6 +122,7 @@ def run_command(
     skip_if_proposed: bool,
     verbose: bool,
     quiet: bool,
+    otel: bool,
 ) -> None:
     """Run RECIPE (or the built-in recipe with --prompt): the agent loop, verify, and the
     outputs (events.jsonl, patch.diff, junit.xml, result.json, summary.md, report.html, and
@@ -158,6 +165,7 @@ def run_command(
             budget_overrides=budget,
             verbose=verbose,
             quiet=quiet,
+            otel=otel,
             skip_if_proposed=skip_if_proposed,
             fields=fields,
             answer_to_stdout=prompt is not None,

@@ -63,6 +63,7 @@ class LaunchOptions:
     budget_overrides: dict[str, Any] = field(default_factory=dict)
     verbose: bool = False
     quiet: bool = False
+    otel: bool = False  # OpenTelemetry spans (also on with OTEL_EXPORTER_OTLP_ENDPOINT)
     #: pre-commit: narrows every task's plan to the files being committed, after the checks
     limit_plans: Callable[[list[TaskSpec]], list[TaskSpec]] | None = None
     skip_if_proposed: bool = False
@@ -88,7 +89,21 @@ def _sinks(
         sinks.append(StreamJsonlSink(sys.stdout, redact=redactor.redact_obj))
     elif os.environ.get("GITHUB_ACTIONS") == "true":
         sinks.append(GitHubAnnotationsSink(sys.stdout, sanitize=sanitize))
+    if opts.otel or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
+        sinks.append(otel_sink(redactor.redact))
     return sinks
+
+
+def otel_sink(redact: Any) -> Sink:
+    """The OpenTelemetry sink (agentci.events.otel, imported only when tracing is on)."""
+    try:
+        # deferred: opentelemetry is an optional extra, imported only when tracing is on
+        from agentci.events.otel import OtelSink
+    except ImportError as err:
+        raise InvalidInput(
+            f"OpenTelemetry export needs the otel extra: pip install 'agentci[otel]' ({err})"
+        ) from None
+    return OtelSink(redact)
 
 
 def launch(opts: LaunchOptions) -> int:
