@@ -39,7 +39,7 @@ from agentci.run.prompting import task_context, task_system, task_tools
 from agentci.run.settings import RunSettings
 from agentci.run.task_finish import finish, stop_event
 from agentci.run.task_mcp import mcp_servers
-from agentci.run.task_model import price_fn, task_provider
+from agentci.run.task_model import close_provider, price_fn, task_provider
 from agentci.run.task_sandbox import TaskSandboxes
 from agentci.run.verify_stage import ChangeCheck
 from agentci.spec import TaskSpec
@@ -52,6 +52,7 @@ from agentci.workspace import prepare_workspace
 
 if TYPE_CHECKING:
     from agentci.change.change import Change, Patch
+    from agentci.providers.base import Provider
 
 Emit = Callable[[ev.Event], object]
 
@@ -79,6 +80,7 @@ class TaskRun:
         self.check: ChangeCheck | None = None  # verify + guards (agentci/verify), once ready
         self.first = True
         self.sandboxes = TaskSandboxes(plan, settings.recipe_path, emit)
+        self.providers: list[Provider] = []  # closed at the end (--record's cassette)
         self.budget = BudgetTracker(
             plan.budget,
             total=settings.totals,
@@ -144,6 +146,8 @@ class TaskRun:
             self._started("")  # the task ended before its prompt was rendered
             await self._finish(report, int((time.monotonic() - started) * 1000))
             self.finished = report  # reported: a crash in the cleanup below keeps it
+            for provider in self.providers:
+                close_provider(provider)
             self.sandboxes.cleanup()
             if workspace is not None:
                 workspace.cleanup()
@@ -233,8 +237,10 @@ class TaskRun:
         def session() -> Session:
             """Built once the baseline verify has failed: only then is the model needed (a
             missing key does not stop a run whose work is already done)."""
+            provider = task_provider(plan, self.settings)
+            self.providers.append(provider)
             return Session(
-                chat=Chat(task_provider(plan, self.settings), plan.model),
+                chat=Chat(provider, plan.model),
                 scheduler=Scheduler(tools, policy, ctx, hooks if hooks else None),
                 tools=[t.spec() for t in tools.values()],
                 system=task_system(plan, workspace, tools),

@@ -26,6 +26,12 @@ def task_provider(spec: TaskSpec, settings: RunSettings) -> Provider:
     return provider
 
 
+def close_provider(provider: Provider) -> None:
+    """Ends what the provider holds open for the task: ``--record``'s cassette."""
+    if isinstance(provider, RecordingProvider):
+        provider.close()
+
+
 def record_path(spec: TaskSpec, record: Path) -> Path:
     """``--record FILE``; with several tasks, one cassette per task (FILE.<task>.jsonl)."""
     if spec.several:
