@@ -69,6 +69,7 @@ PREFIX = "openai:"
 KEY_VAR = "OPENAI_API_KEY"
 BASE_URL_VAR = "OPENAI_BASE_URL"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+OPENAI_HOST = "api.openai.com"
 
 #: OpenAI's models: USD per million tokens (input, output, cached input) as published for the
 #: API at the time of writing (reasoning tokens are billed as output), the input window and the
@@ -145,7 +146,9 @@ class OpenAIProvider:
         env = os.environ if environ is None else environ
         key_var = model.api_key_env or KEY_VAR
         base_url = model.base_url or env.get(BASE_URL_VAR) or None
-        key = env.get(key_var) or None
+        # OPENAI_API_KEY goes to OpenAI only: a recipe's base_url elsewhere gets the key
+        # model.api_key_env names, or none
+        key = None if _elsewhere(model) else env.get(key_var) or None
         if key is None and (base_url is None or model.api_key_env):
             where = "" if base_url is None else f" for {base_url}"
             raise InvalidInput(
@@ -299,6 +302,15 @@ class OpenAIProvider:
 
 def _build(model: ModelConfig, context: BuildContext) -> OpenAIProvider:
     return OpenAIProvider.from_config(model, context.environ)
+
+
+def _elsewhere(model: ModelConfig) -> bool:
+    """The recipe's ``model.base_url`` names a host other than OpenAI's and no
+    ``model.api_key_env``: ``OPENAI_API_KEY`` is not sent there (the server asks for none, or
+    the recipe names the variable that holds its key)."""
+    if not model.base_url or model.api_key_env:
+        return False
+    return (urlsplit(model.base_url).hostname or "").lower() != OPENAI_HOST
 
 
 def _has_key(environ: Mapping[str, str], model: ModelConfig) -> bool:

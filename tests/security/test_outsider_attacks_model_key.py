@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from attack_case import make_attack
 
 from agentci.testing.fake_openai import FakeOpenAI
@@ -19,11 +18,6 @@ from agentci.testing.fake_openai import FakeOpenAI
 OPENAI_CANARY = "sk-proj-CanaryOpenaiKey000000000000000000"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="attack: with model.base_url and no model.api_key_env, OPENAI_API_KEY is sent "
-    "to the base URL's host (a local server the docs say needs no key)",
-)
 def test_the_openai_key_is_not_sent_to_a_local_server_that_asks_for_none(tmp_path: Path) -> None:
     with FakeOpenAI([{"text": "done"}]) as fake:
         case = make_attack(
