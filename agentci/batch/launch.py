@@ -27,12 +27,12 @@ from agentci.events.types import RunFinished
 from agentci.outcome import Status, exit_code_for
 from agentci.policy.env import make_undumpable
 from agentci.process import kill_running_groups
-from agentci.providers.registry import key_vars
 from agentci.recipe.load import load_recipe
 from agentci.reports.outdir import prepare_out_dir
 from agentci.reports.redact import Redactor, neutralise_workflow_commands
 from agentci.run import early
 from agentci.run.crash import crash_exit
+from agentci.run.secret_vars import secret_vars
 
 
 @dataclass
@@ -79,8 +79,9 @@ def _launch(opts: BatchOptions) -> int:
             tell(f"agentci: error: {line}")
         return 2
 
-    # a model's key is masked whatever its variable is called
-    redactor = Redactor.from_environ(key_vars(t.plan.model for t in tasks))
+    # a model's key, and the variables MCP servers take (${VAR}), are masked whatever their
+    # names
+    redactor = Redactor.from_environ(secret_vars(t.plan for t in tasks))
 
     def sanitize(text: str) -> str:
         return neutralise_workflow_commands(redactor.redact(text))

@@ -33,7 +33,7 @@ from agentci.events.types import Error, RunFinished
 from agentci.outcome import Status, exit_code_for
 from agentci.policy.env import make_undumpable
 from agentci.process import kill_running_groups
-from agentci.providers.registry import key_notes, key_vars
+from agentci.providers.registry import key_notes
 from agentci.recipe.load import load_recipe
 from agentci.recipe.prompt_recipe import RecipeFields, recipe_label
 from agentci.reports.outdir import prepare_out_dir
@@ -44,10 +44,10 @@ from agentci.run.crash import crash_exit
 from agentci.run.delivery import Delivery
 from agentci.run.preflight import check_recipe
 from agentci.run.runner import Runner, finish_run, new_run_id
+from agentci.run.secret_vars import secret_vars
 from agentci.run.task import RunSettings
 from agentci.run.workers import LoopWorkers
 from agentci.spec import TaskSpec
-from agentci.tools.mcp.launch import referenced
 
 
 @dataclass
@@ -150,8 +150,7 @@ def _launch(opts: LaunchOptions) -> int:
             print(f"agentci: note: {note}", file=sys.stderr)
     # a model's key, and the variables MCP servers take (${VAR}), are masked whatever their
     # names
-    keys = [*key_vars(plan.model for plan in plans), *referenced(recipe.tools.mcp_servers)]
-    redactor = Redactor.from_environ(keys)
+    redactor = Redactor.from_environ(secret_vars(plans))
     emitter = Emitter(new_run_id(), _sinks(opts, out_dir, redactor))
     settings = RunSettings(
         recipe=recipe,
