@@ -118,8 +118,13 @@ def supervised(
 ) -> tuple[str, list[str], dict[str, str]]:
     """The program, arguments and environment to hand the SDK for the local server ``name``."""
     assert server.command is not None
-    cwd = server_cwd(name, server, workspace)
+    # the server holds its secrets in a workspace the model and the repository write: it does
+    # not start there (a planted module, node_modules or uv.toml would be found first), but in
+    # the sandbox's own empty /tmp, unless the recipe names a cwd
+    cwd = server_cwd(name, server, workspace) if server.cwd or sandbox is None else Path("/tmp")
     env = dict(tool_env)
+    # python -m SERVER: not the working directory first on sys.path (Python 3.11+)
+    env["PYTHONSAFEPATH"] = "1"
     # the tools' private bytecode folder would make a Python server compile every module it
     # imports at each start (seconds); PYTHONDONTWRITEBYTECODE still keeps the workspace clean
     env.pop("PYTHONPYCACHEPREFIX", None)
