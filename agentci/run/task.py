@@ -224,6 +224,7 @@ class TaskRun:
             no_progress=plan.loop_detection.no_progress,
         )  # fmt: skip
         tools, answer = task_tools(plan, self.state, plan.tools.commands)
+        outputs = SavedOutputs.for_task(plan.out_dir, plan.context, self.settings.redactor)
         ctx = ToolContext(
             workspace=workspace,
             env=env,
@@ -231,7 +232,8 @@ class TaskRun:
             sandbox=sandbox,
             private_dirs=self._excluded(workspace),
             search=search,
-            outputs=SavedOutputs.for_task(plan.out_dir, plan.context, self.settings.redactor),
+            outputs=outputs,
+            redact=outputs.redact,
         )
 
         def session() -> Session:

@@ -13,7 +13,7 @@ returned to the model.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -41,7 +41,9 @@ class ToolContext:
     folder when it is inside): never listed or searched. ``search`` is the engine of
     ``glob``/``grep_search`` (None: :func:`~agentci.tools.pick_engine.default_engine`).
     ``outputs`` saves outputs over ``output_cap_chars`` whole for ``read_file``
-    (None: they are only cut).
+    (None: they are only cut). ``redact`` masks the run's secrets (by value) in each tool's
+    output and error, once, before the model and the after_tool hooks see them (None: not
+    masked).
     """
 
     workspace: Path
@@ -53,6 +55,7 @@ class ToolContext:
     private_dirs: tuple[str, ...] = (".agentci",)
     search: SearchEngine | None = None
     outputs: SavedOutputs | None = None
+    redact: Callable[[str], str] | None = None
 
 
 @dataclass

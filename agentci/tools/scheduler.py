@@ -2,8 +2,8 @@
 
 For each call: validate the arguments with the tool's model → before_tool hooks (a deny is
 a ``tool_call_decision`` naming the hook) → policy decision (a ``tool_call_decision``
-event) → execute → after_tool hooks (notes on the result) → cap the output →
-``tool_call_response`` event (an output over the cap is saved whole, see
+event) → execute (the run's secrets masked in the output, once) → after_tool hooks (notes on
+the result) → cap the output → ``tool_call_response`` event (an output over the cap is saved whole, see
 :mod:`agentci.tools.truncation`). Consecutive read-only calls run concurrently (their hooks
 too; a shell command made only of built-in read-only commands counts as one), at most :data:`MAX_CONCURRENT_CALLS` at once, so at most that many hook processes run
 at a time; a call that edits or executes runs alone, in the model's order. A turn runs at
@@ -301,4 +301,8 @@ class Scheduler:
             result = ToolResult(error=f"timed out after {self.ctx.timeout_seconds:g}s")
         except Exception as exc:  # a tool bug must not end the run
             result = ToolResult(error=f"{type(exc).__name__}: {exc}")
+        if ctx.redact is not None:
+            # once per output: the model, the after_tool hooks and the events all get this text
+            result.output = ctx.redact(result.output) if result.output else result.output
+            result.error = ctx.redact(result.error) if result.error else result.error
         return result, int((time.monotonic() - start) * 1000)

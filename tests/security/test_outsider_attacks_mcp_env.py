@@ -33,11 +33,6 @@ runpy.run_path({str(SERVERS / "demo_server.py")!r}, run_name="__main__")
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="attack: a Python MCP server started with -m imports the workspace's module first "
-    "(cwd = workspace, no PYTHONSAFEPATH) and runs it with the server's ${VAR} secret",
-)
 @pytest.mark.skipif(bwrap_problem() is not None, reason=f"no sandbox here: {bwrap_problem()}")
 def test_a_repository_module_does_not_run_inside_a_python_mcp_server_given_a_secret(
     tmp_path: Path,
@@ -65,11 +60,6 @@ def test_a_repository_module_does_not_run_inside_a_python_mcp_server_given_a_sec
     assert not any(MCP_CANARY[::-1] in text for text in outputs)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="attack: tool output goes to the model unredacted: the value of a ${VAR} an MCP "
-    "server's env references reaches the model when the server prints it",
-)
 @pytest.mark.skipif(bwrap_problem() is not None, reason=f"no sandbox here: {bwrap_problem()}")
 def test_a_secret_an_mcp_server_prints_does_not_reach_the_model(tmp_path: Path) -> None:
     case = make_attack(
@@ -100,11 +90,6 @@ def test_a_secret_an_mcp_server_prints_does_not_reach_the_model(tmp_path: Path) 
     assert not any(MCP_CANARY in body for body in sent)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="attack: an after_tool hook reads the MCP tool's result unredacted: the server's "
-    "${VAR} secret reaches a hook process that was not given it",
-)
 @pytest.mark.skipif(bwrap_problem() is not None, reason=f"no sandbox here: {bwrap_problem()}")
 def test_a_secret_an_mcp_server_prints_does_not_reach_an_after_tool_hook(tmp_path: Path) -> None:
     seen = tmp_path / "hook-input.jsonl"
@@ -135,11 +120,6 @@ def test_a_secret_an_mcp_server_prints_does_not_reach_an_after_tool_hook(tmp_pat
     assert MCP_CANARY not in seen.read_text()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="attack: agentci batch builds its redactor without the variables MCP servers "
-    "reference (run does add them): a ${VAR} whose name does not look secret is not masked",
-)
 @pytest.mark.skipif(bwrap_problem() is not None, reason=f"no sandbox here: {bwrap_problem()}")
 def test_batch_masks_the_secret_an_mcp_server_prints_whatever_its_variable_name(
     tmp_path: Path,
