@@ -40,8 +40,9 @@ class RecordingProvider:
         self.inner = inner
         self.name = getattr(inner, "name", "recording")
         self.path = Path(path)
+        self._fd: int | None = None
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fd: int | None = _open_cassette(self.path)
+        self._fd = _open_cassette(self.path)
         stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         self._append(
             header_lines(f"agentci cassette recorded {stamp}; replay with model.name: replay:FILE")
