@@ -14,8 +14,15 @@ imported or run (the file is the agent's, see docs/policy.md).
   decorators; None when one of them is not a literal list);
 * ``empty`` — its body (after a docstring) is only ``pass``, ``...`` or a bare ``return``;
 
-and the file's pytest hooks and module-level collection settings (``collect_ignore``,
-``pytest_plugins``), which matter in a ``conftest.py``.
+and the file's pytest hooks (every module-level name ``pytest_*`` however it is bound: a
+``def``, an assignment, an import; pytest finds hooks by attribute name) and module-level
+collection settings (``collect_ignore``, ``pytest_plugins``), which matter in a ``conftest.py``;
+``shadowed`` — the test names defined more than once at module or class level (Python keeps the
+last, so the earlier ones never run); ``functions`` — the assertions of every function of the
+file that is not a test (helpers, fixtures, methods), by qualified name.
+
+An ``assert`` whose test is always true (a true constant, a non-empty tuple, an ``or`` with a
+constant-true operand, ``x == x`` on the same expression) is not an assertion.
 """
 
 from __future__ import annotations
@@ -28,29 +35,6 @@ from dataclasses import dataclass, field
 SKIP_MARKS = frozenset({"skip", "skipif", "xfail", "skipIf", "skipUnless", "expectedFailure"})
 #: Calls in a test body that skip it or mark it as expected to fail.
 SKIP_CALLS = frozenset({"skip", "xfail", "skipTest", "importorskip"})
-#: pytest hooks that decide which tests run or what their outcome is.
-COLLECTION_HOOKS = frozenset(
-    {
-        "pytest_collection_modifyitems",
-        "pytest_ignore_collect",
-        "pytest_collect_file",
-        "pytest_pycollect_makeitem",
-        "pytest_pycollect_makemodule",
-        "pytest_collection",
-        "pytest_deselected",
-        "pytest_configure",
-        "pytest_load_initial_conftests",
-        "pytest_cmdline_main",
-        "pytest_runtest_protocol",
-        "pytest_runtest_setup",
-        "pytest_runtest_call",
-        "pytest_runtest_makereport",
-        "pytest_runtest_logreport",
-        "pytest_report_teststatus",
-        "pytest_pyfunc_call",
-        "pytest_sessionfinish",
-    }
-)
 #: Module-level names of a conftest.py that change collection.
 COLLECTION_NAMES = frozenset({"collect_ignore", "collect_ignore_glob", "pytest_plugins"})
 
@@ -73,6 +57,8 @@ class FileShape:
     """One file's tests, hooks and collection settings (text of each setting's value)."""
 
     tests: dict[str, TestShape] = field(default_factory=dict)
+    shadowed: set[str] = field(default_factory=set)  # test names defined more than once
+    functions: dict[str, int] = field(default_factory=dict)  # non-test function → asserts
     hooks: dict[str, str] = field(default_factory=dict)  # hook name → its source
     settings: dict[str, str] = field(default_factory=dict)  # collect_ignore … → value source
 
@@ -111,9 +97,28 @@ def _case_count(decorator: ast.AST) -> int | None | bool:
     return None
 
 
+def always_true(test: ast.expr) -> bool:
+    """The assert test can never fail: a true constant, a non-empty tuple or list, an ``or``
+    with such an operand, ``not`` of a false constant, ``x == x`` (``is``, ``<=``, ``>=``)."""
+    if isinstance(test, ast.Constant):
+        return bool(test.value)
+    if isinstance(test, (ast.Tuple, ast.List, ast.Set)):
+        return bool(test.elts)
+    if isinstance(test, ast.BoolOp):
+        if isinstance(test.op, ast.Or):
+            return any(always_true(v) for v in test.values)
+        return all(always_true(v) for v in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return isinstance(test.operand, ast.Constant) and not test.operand.value
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        same = ast.dump(test.left) == ast.dump(test.comparators[0])
+        return same and isinstance(test.ops[0], (ast.Eq, ast.Is, ast.LtE, ast.GtE))
+    return False
+
+
 def _is_assert(node: ast.AST) -> bool:
     if isinstance(node, ast.Assert):
-        return not isinstance(node.test, ast.Constant) or not node.test.value
+        return not always_true(node.test)
     if isinstance(node, ast.Call):
         name = _dotted(node.func)
         if name.startswith("self.") and name[5:].startswith(("assert", "fail")):
@@ -187,6 +192,47 @@ def _test(
     return TestShape(name, asserts, frozenset(marks), cases, _empty(func))
 
 
+def _bound_names(stmt: ast.stmt) -> set[str]:
+    """The module-level names a statement binds (``def``, ``class``, assignment, import, ``for``,
+    ``with`` … ; not the names inside a function or class body)."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {stmt.name}
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in stmt.names}
+    names = set()
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)  # under an if/try at module level
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
+
+
+def _function_asserts(tree: ast.Module, tests: dict[str, TestShape]) -> dict[str, int]:
+    """Assertions of every function that is not a test, by qualified name (``Cls.meth``)."""
+    counts: dict[str, int] = {}
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for stmt in body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = f"{prefix}{stmt.name}"
+                if name.replace(".", "::") not in tests:
+                    counts[name] = sum(1 for n in _body_nodes(stmt) if _is_assert(n))
+                visit(stmt.body, f"{name}.")
+            elif isinstance(stmt, ast.ClassDef):
+                visit(stmt.body, f"{prefix}{stmt.name}.")
+
+    visit(tree.body, "")
+    return counts
+
+
+def _repeated(names: list[str]) -> set[str]:
+    seen: set[str] = set()
+    return {n for n in names if n in seen or seen.add(n)}  # type: ignore[func-returns-value]
+
+
 def _is_test_class(cls: ast.ClassDef) -> bool:
     return cls.name.startswith("Test") or any(
         _dotted(base).endswith("TestCase") for base in cls.bases
@@ -201,21 +247,30 @@ def shape_of(source: str | bytes) -> FileShape | None:
         return None
     shape = FileShape()
     module_marks = _pytestmark(tree.body)
+    defined: list[str] = []
     for stmt in tree.body:
+        for bound in sorted(_bound_names(stmt)):
+            if bound.startswith("pytest_") and bound not in COLLECTION_NAMES:
+                text = ast.unparse(stmt)
+                old = shape.hooks.get(bound)
+                shape.hooks[bound] = f"{old}\n{text}" if old is not None else text
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if stmt.name.startswith("test"):
+                defined.append(stmt.name)
                 shape.tests[stmt.name] = _test(stmt, stmt.name, module_marks)
-            elif stmt.name in COLLECTION_HOOKS:
-                shape.hooks[stmt.name] = ast.unparse(stmt)
         elif isinstance(stmt, ast.ClassDef) and _is_test_class(stmt):
+            defined.append(stmt.name)
             marks = module_marks | _pytestmark(stmt.body)
             marks |= {m for deco in stmt.decorator_list for m in _marks_in(deco)}
+            methods: list[str] = []
             for item in stmt.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
                     item.name.startswith("test")
                 ):
+                    methods.append(item.name)
                     name = f"{stmt.name}::{item.name}"
                     shape.tests[name] = _test(item, name, marks)
+            shape.shadowed |= {f"{stmt.name}::{m}" for m in _repeated(methods)}
         elif isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             for target in targets:
@@ -225,4 +280,6 @@ def shape_of(source: str | bytes) -> FileShape | None:
                     shape.settings[key] = (
                         f"{shape.settings[key]}; {text}" if key in (shape.settings) else text
                     )
+    shape.shadowed |= _repeated(defined)
+    shape.functions = _function_asserts(tree, shape.tests)
     return shape

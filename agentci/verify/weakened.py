@@ -14,14 +14,21 @@ kind                   found when
 ``marker_added``       a skip/xfail marker or call was added to a test that was there before
                        (decorator, ``pytestmark``, ``pytest.skip()``, ``self.skipTest()``…)
 ``cases_removed``      a ``@pytest.mark.parametrize`` lost cases
-``asserts_removed``    a test has fewer ``assert`` / ``self.assert*`` / ``pytest.raises`` than
-                       before (AST count; ``assert True`` does not count)
+``asserts_removed``    a test, or any other function of a test file (a helper, a fixture),
+                       has fewer ``assert`` / ``self.assert*`` / ``pytest.raises`` than
+                       before (AST count; an assert that cannot fail — ``assert True``,
+                       ``x or True``, ``x == x`` — does not count)
+``shadowed``           a test name is defined twice at module or class level of a test file
+                       (Python keeps the last definition: the first never runs)
 ``emptied``            a test's body became ``pass``, ``...`` or ``return``
 ``removed``            a test function is gone from its file (only when verify has no
                        per-test results; otherwise ``disappeared`` says it)
-``collection_hook``    a pytest hook that decides collection or outcomes was added or changed
-                       (``pytest_collection_modifyitems``, ``pytest_ignore_collect``…) or a
-                       conftest's ``collect_ignore`` / ``pytest_plugins``
+``collection_hook``    a module-level ``pytest_*`` name (a hook, however it is bound: ``def``,
+                       assignment, import) was added or changed, or a conftest's
+                       ``collect_ignore`` / ``pytest_plugins``
+``conftest``           a ``conftest.py`` (any folder) was added or changed: its fixtures and
+                       hooks run around every test below it; a recipe whose task is to edit
+                       one sets ``guards.weakened_tests: report`` (or ``off``)
 ``collection_config``  ``addopts`` gained ``-k``/``-m``/``--deselect``/``--ignore``/``-p``/a
                        path, or ``testpaths``/``norecursedirs``/``python_*`` changed, in
                        pytest.ini, pyproject.toml, setup.cfg or tox.ini
@@ -145,6 +152,16 @@ def _test_findings(rel: str, old: FileShape, new: FileShape, results: bool) -> l
     return found
 
 
+def _helper_findings(rel: str, old: FileShape, new: FileShape) -> list[Finding]:
+    found = []
+    for name, before in sorted(old.functions.items()):
+        after = new.functions.get(name)
+        if after is not None and after < before:
+            found.append(Finding("asserts_removed", f"{rel}::{name}",
+                                 f"assertions {before} → {after}"))  # fmt: skip
+    return found
+
+
 def _hook_findings(rel: str, old: FileShape, new: FileShape) -> list[Finding]:
     found = []
     for name, source in sorted(new.hooks.items()):
@@ -169,8 +186,15 @@ def change_findings(b: Baseline, files: list[str], *, results: bool) -> list[Fin
             new = shape_of(new_text) if new_text is not None else FileShape()
             if old is None or new is None:
                 continue  # not Python any more (or not yet): verify says what that does
+            if name == "conftest.py" and old_text != new_text:
+                what = "added" if old_text is None else "removed" if new_text is None else "changed"
+                found.append(Finding("conftest", rel, f"conftest.py {what}"))
             if is_test_file(rel):
                 found += _test_findings(rel, old, new, results)
+                found += _helper_findings(rel, old, new)
+                for tname in sorted(new.shadowed - old.shadowed):
+                    found.append(Finding("shadowed", f"{rel}::{tname}",
+                                         "defined more than once: only the last one runs"))  # fmt: skip
             found += _hook_findings(rel, old, new)
         elif name in CONFIG_FILES:
             before = _decode(_before(b, rel))

@@ -63,6 +63,65 @@ def test_a_file_s_tests_asserts_markers_cases_hooks_and_settings():
     assert shape.settings == {"collect_ignore": "['tests/slow']"}
 
 
+@pytest.mark.parametrize(
+    "test",
+    ["x == 5 or True", "True", "(x, 'message')", "x == 5 or 1", "f(x) == f(x)", "not None",
+     "x is x or y"],
+)  # fmt: skip
+def test_an_assert_that_cannot_fail_is_no_assertion(test):
+    shape = shape_of(f"def test_x():\n    x = 5\n    assert {test}\n")
+    assert shape is not None and shape.tests["test_x"].asserts == 0
+
+
+@pytest.mark.parametrize("test", ["x == 5 or y == 5", "f(x) == f(y)", "x", "x and True"])
+def test_an_assert_that_can_fail_counts(test):
+    shape = shape_of(f"def test_x():\n    x = 5\n    assert {test}\n")
+    assert shape is not None and shape.tests["test_x"].asserts == 1
+
+
+def test_pytest_names_bound_any_way_are_hooks():
+    source = (
+        "from plugin import pytest_runtest_call\n"
+        "import pytest_other\n"
+        "def _done(item):\n    return True\n"
+        "pytest_pyfunc_call = _done\n"
+        "if True:\n    pytest_collection_modifyitems: object = _done\n"
+        "pytest_plugins = ['x']\n"
+    )
+    shape = shape_of(source)
+    assert shape is not None
+    assert set(shape.hooks) == {
+        "pytest_runtest_call", "pytest_other", "pytest_pyfunc_call",
+        "pytest_collection_modifyitems",
+    }  # fmt: skip
+    assert shape.settings == {"pytest_plugins": "['x']"}
+
+
+def test_a_test_name_defined_twice_is_shadowed():
+    source = (
+        "def test_a():\n    assert 0\n"
+        "class TestB:\n    def test_c(self):\n        assert 0\n"
+        "    def test_c(self):\n        assert 1\n"
+        "def test_d():\n    assert 1\n"
+        "def test_a():\n    assert 1\n"
+    )
+    shape = shape_of(source)
+    assert shape is not None and shape.shadowed == {"test_a", "TestB::test_c"}
+
+
+def test_every_function_that_is_not_a_test_has_its_assertions_counted():
+    source = (
+        "import pytest\n"
+        "def check(got, want):\n    assert got == want\n    assert got\n"
+        "@pytest.fixture\ndef thing():\n    assert 1 == 1\n    yield 1\n"
+        "class Helper:\n    def same(self, a):\n        self.assertEqual(a, 1)\n"
+        "def test_x():\n    check(1, 1)\n"
+    )
+    shape = shape_of(source)
+    assert shape is not None
+    assert shape.functions == {"check": 2, "thing": 0, "Helper.same": 1}
+
+
 def test_a_file_that_does_not_parse_has_no_shape():
     assert shape_of("def test_x(:\n") is None
 
