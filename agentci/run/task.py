@@ -276,7 +276,9 @@ class TaskRun:
         self.tracker = await ChangeTracker.start(
             workspace, exclude=self._excluded(workspace), deadline=self.git_deadline()
         )
-        if self.plan.guards.allowed_paths is not None:  # ignored files are put back after
+        if self.plan.guards.allowed_paths is not None or check.weakened.active:
+            # ignored files are put back after (allowed_paths), or stand in for the agent's
+            # versions while verify decides (weakened_tests: agentci.verify.set_aside)
             await asyncio.to_thread(keep_ignored, self.tracker.baseline)
         check.tracker = self.tracker
         block = context.block()  # the project context goes with the first prompt only

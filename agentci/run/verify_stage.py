@@ -194,7 +194,7 @@ class ChangeCheck:
         assert self.verify is not None and self.tracker is not None
         baseline, change = self.tracker.baseline, await self.tracker.change()
         aside = await asyncio.to_thread(SetAside.take, baseline, change.ignored_written)
-        if aside.moved or aside.left:
+        if aside.moved or aside.left or aside.restored:
             self._note_set_aside(aside)
         full_before = self.full_run
         try:
@@ -208,7 +208,8 @@ class ChangeCheck:
         full = self.full_run if self.full_run is not full_before else None
         hidden: list[str] = []
         decided = self.last_run
-        if aside.moved and decided is not None and not decided.passed and self.weakened.active:
+        agents = [*aside.restored, *aside.moved]
+        if agents and decided is not None and not decided.passed and self.weakened.active:
             again = await run_verify(  # the same run with the hidden files: does it pass?
                 self.verify,
                 workspace=self.workspace,
@@ -218,17 +219,22 @@ class ChangeCheck:
                 sandbox=self.sandbox,
                 select=None if decided is full else self._select,
             )
-            hidden = list(aside.moved) if again.passed else []
+            hidden = agents if again.passed else []
         await asyncio.to_thread(
             self.weakened.observe, baseline, change.files, self.baseline_run, full, hidden
         )
 
     def _note_set_aside(self, aside: SetAside) -> None:
-        self.weakened.note_set_aside(aside.moved, aside.left)
+        self.weakened.note_set_aside([*aside.restored, *aside.moved], aside.left)
         message = (
             f"{len(aside.moved)} file(s) the agent made that the ignore rules hide from the "
             f"patch were set aside while verify ran: {', '.join(aside.moved)}"
         )
+        if aside.restored:
+            message += (
+                f"; {len(aside.restored)} ignored file(s) the agent changed had their baseline "
+                f"content while verify ran: {', '.join(aside.restored)}"
+            )
         if aside.left:
             message += f"; could not set aside: {', '.join(aside.left)}"
         self.emit(ev.Error(kind="files_set_aside", message=message))

@@ -6,7 +6,9 @@ path guards, which revert what the patch shows, never saw them: in pre-commit mo
 ``.env`` or plant a ``.pth`` in ``.venv`` and nothing was undone. So when a task has
 ``allowed_paths``:
 
-* at the baseline, :func:`keep_ignored` copies each ignored regular file (at most
+* at the baseline (and whenever ``guards.weakened_tests`` is on or ``report``: the verdict is
+  then reached with the baseline's copy of each ignored file the agent changed,
+  :mod:`agentci.verify.set_aside`), :func:`keep_ignored` copies each ignored regular file (at most
   :data:`MAX_FILE_BYTES` each, :data:`MAX_TOTAL_BYTES` in all) into the private git dir, read
   through :mod:`agentci.workspace_io`;
 * after the agent, :func:`restore_ignored` puts back every ignored file outside
@@ -58,6 +60,11 @@ def keep_ignored(b: Baseline) -> None:
             total += len(data)
 
 
+def read_kept(b: Baseline, rel: str) -> bytes:
+    """The baseline's copy of a kept ignored file (``rel`` in ``b.kept``)."""
+    return workspace_io.read_bytes(_kept_dir(b), rel, MAX_FILE_BYTES, hardlinks=True)
+
+
 def _fingerprint(b: Baseline, rel: str) -> tuple[int, int, int, int] | None:
     try:
         st = os.lstat(b.workspace / rel)
@@ -85,7 +92,7 @@ def restore_ignored(
             if rel not in ref:  # new: the agent made it
                 workspace_io.unlink(b.workspace, rel)
             elif rel in b.kept:
-                data = workspace_io.read_bytes(_kept_dir(b), rel, MAX_FILE_BYTES, hardlinks=True)
+                data = read_kept(b, rel)
                 workspace_io.write_bytes(b.workspace, rel, data, b.kept[rel])
                 now = _fingerprint(b, rel)
                 if now is not None:  # the baseline's content again: not a change any more

@@ -102,7 +102,12 @@ def test_an_ignored_file_that_was_there_before_does_not_decide_the_verdict(repo_
     done = run_task(repo, {"prompt": PROMPT, "verify": VERIFY}, replies, tmp_path / "out")
     assert "local_settings" not in done.patch
     assert "+    return a + b" not in done.patch  # calc's add is still wrong in the patch
-    assert_not_a_success(done)
+    # verify ran with the baseline's (empty) local_settings.py: the patch alone fails
+    assert done.report.extra["verify"]["passed"] is False
+    assert done.report.status is not Status.success
+    assert done.report.exit_code != 0
+    # and the agent's version is back where it left it
+    assert (repo / "tests" / "local_settings.py").read_text() == PATCH_CALC
 
 
 #: The tests check through a shared helper, as many suites do.
@@ -182,6 +187,8 @@ def test_a_sourceless_pyc_the_patch_imports_does_not_decide_the_verdict(repo_fac
     run = run_shipped("fix-failing-tests", repo, replies, tmp_path)
     assert "+from calc._fast import add, mul" in run.patch
     assert "_fast.pyc" not in run.patch
-    assert run.result["tasks"][0]["verify"]["passed"] is True  # the trick made verify green
+    # the lone .pyc is set aside while verify runs: the patch alone fails, as anywhere else
+    assert run.result["tasks"][0]["verify"]["passed"] is False
+    assert (repo / "calc" / "_fast.pyc").is_file()  # put back afterwards
     assert run.result["status"] != "success"
     assert run.code != 0
