@@ -209,7 +209,8 @@ class BatchRunner:
             provider_state=self.provider_state,
             hook_files=self.hook_files[recipe.name],
         )
-        plan = dataclasses.replace(task.plan, out_dir=out)
+        # the task works where the isolated recipe says (its spec was planned from the recipe as written)
+        plan = dataclasses.replace(task.plan, out_dir=out, workspace=recipe.workspace)
         delivery = Delivery.for_run(settings, skip_if_proposed=self.skip_if_proposed)
         runner = Runner(settings, [plan], out_dir=out, emitter=emitter, redactor=self.redactor,
                         delivery=delivery)  # fmt: skip

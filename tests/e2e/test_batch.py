@@ -84,6 +84,16 @@ def test_matrix_shards_merged_equal_the_batch(tmp_path: Path):
         assert patch == (batch_out / "fix" / name / "patch.diff").read_text()
 
 
+def test_a_one_task_shard_edits_its_own_worktree_not_the_repository(tmp_path: Path):
+    case = make_batch(tmp_path, verify=False)  # four tasks share the repository in place
+    out = tmp_path / "s1"
+    ran = case.agentci("run", str(case.recipe), "--shard", "t1", "--out", str(out))
+    assert ran.returncode == 0, ran.stderr
+    assert git(case.repo, "status", "--porcelain") == ""  # the task ran in a worktree
+    assert (case.repo / "mods/m1.py").read_text() == module("0")
+    assert "+    return 1\n" in (out / "fix" / "t1" / "patch.diff").read_text()
+
+
 def test_shards_k_of_n_split_the_tasks_round_robin(tmp_path: Path):
     case = make_batch(tmp_path)
     printed = case.agentci("matrix", str(case.recipe), "--shards", "3")
