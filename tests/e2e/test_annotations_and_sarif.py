@@ -15,7 +15,7 @@ from agentci.events import types as ev
 from agentci.events.annotations import MAX_ANNOTATIONS
 from agentci.events.console import GitHubAnnotationsSink
 
-SCHEMA = json.loads((Path(__file__).parents[1] / "outputs" / "sarif-schema-2.1.0.json").read_text())
+SCHEMA = json.loads((Path(__file__).parents[1] / "reports" / "sarif-schema-2.1.0.json").read_text())
 RUFF = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
 # CI also runs tests/e2e in small virtualenvs with pytest only: there these tests skip.
 needs_ruff = pytest.mark.skipif(
