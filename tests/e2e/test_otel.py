@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from e2e_scenario import make_case
 
 from agentci.testing.fake_gemini import FakeGemini
@@ -45,6 +46,9 @@ open(dump, "w").write(json.dumps({"code": code, "spans": spans}))
 
 
 def test_the_run_is_a_tree_of_spans_under_the_traceparent(tmp_path: Path):
+    pytest.importorskip(
+        "opentelemetry.sdk", reason="the otel extra (agentci[otel]) is not installed"
+    )
     turns = [
         {"function_calls": [{"name": "read_file", "args": {"file_path": "a.txt"}, "id": "c1"}],
          "usage": {"prompt": 900, "output": 12, "cached": 300}},
