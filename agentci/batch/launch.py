@@ -22,8 +22,8 @@ from agentci.batch.progress import Board, console_mode
 from agentci.batch.runner import BatchRunner
 from agentci.batch.select import load_tasks, select_shard
 from agentci.errors import InvalidInput
+from agentci.events.lifecycle_events import RunFinished
 from agentci.events.sinks import tell
-from agentci.events.types import RunFinished
 from agentci.outcome import Status, exit_code_for
 from agentci.policy.env import make_undumpable
 from agentci.process import kill_running_groups

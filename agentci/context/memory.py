@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 
 from agentci import workspace_io
 from agentci.errors import ToolFailure
-from agentci.events.types import ContextFileInfo
+from agentci.events.lifecycle_events import ContextFileInfo
 from agentci.policy.gitconfig import mask_for_model
 from agentci.policy.paths import resolve
 from agentci.recipe.schema import ContextFiles

@@ -21,7 +21,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from agentci import jsontext
-from agentci.events.types import EVENT_ADAPTER, EVENT_TYPES, WARNING_KINDS, Event
+from agentci.events.types import EVENT_ADAPTER, EVENT_TYPES, Event
+from agentci.events.warning_events import WARNING_KINDS
 
 
 @dataclass

@@ -25,9 +25,11 @@ from rich.console import Console
 
 from agentci.errors import LogUnwritable
 from agentci.events.console import ConsoleSink
+from agentci.events.lifecycle_events import RunFinished
 from agentci.events.live import LiveConsoleSink
 from agentci.events.reserve import release_reserve
-from agentci.events.types import Event, RunFinished, WarningEvent
+from agentci.events.types import Event
+from agentci.events.warning_events import WarningEvent
 
 
 class Sink(Protocol):

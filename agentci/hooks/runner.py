@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from agentci.errors import InvalidInput
-from agentci.events.types import HookResult
+from agentci.events.hook_events import HookResult
 from agentci.hooks.answer import EVENT_CAP, OUTPUT_CAP, Answer, cap, interpret, not_run
 from agentci.hooks.commands import fingerprint, is_inside, named_files, real_path, resolve_command
 from agentci.hooks.env import hook_env

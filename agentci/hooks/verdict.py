@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentci.events.types import HookResult
+from agentci.events.hook_events import HookResult
 from agentci.hooks.answer import Decision
 from agentci.recipe.schema import Hook, StageHook
 

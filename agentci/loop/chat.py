@@ -3,13 +3,13 @@
 :meth:`Chat.stream` yields the provider's :class:`ModelChunk` objects and a few events. The
 protocol with the Turn:
 
-* A :class:`~agentci.events.types.Retry` event means: **everything streamed so far in this
+* A :class:`~agentci.events.model_events.Retry` event means: **everything streamed so far in this
   call is discarded**, the call starts again (after ``delay_seconds``).
 * Text and thoughts stream through as they arrive. Function calls are held back until the
   answer is known to be complete and usable; they come in the last chunk, together with the
   finish reason. So a cut stream, a malformed answer or a MAX_TOKENS in the middle of a call
   never leads to a tool being executed (or executed twice).
-* :class:`~agentci.events.types.InvalidStream` is yielded when an answer was unusable
+* :class:`~agentci.events.model_events.InvalidStream` is yielded when an answer was unusable
   (empty, thoughts only, no finish reason, MALFORMED_FUNCTION_CALL, ...); the call is then
   retried (a Retry event follows) with a nudge appended to the last user message of a *copy*
   of the request, at most :data:`MAX_CORRECTIVE_RETRIES` times, then ProviderFailed.
@@ -17,7 +17,7 @@ protocol with the Turn:
   its ``usage`` event is yielded when it ends, retried or not.
 * A ``warning`` event is yielded when the provider had to switch to another way of calling the
   API (:class:`~agentci.providers.base.ProviderDegraded`); the call is retried at once.
-* :class:`~agentci.events.types.ModelFallback` is yielded when the chat switches to the next
+* :class:`~agentci.events.model_events.ModelFallback` is yielded when the chat switches to the next
   model of ``model.fallback`` (quota exhausted, or retries spent); ``Chat.model`` stays on it.
 
 Errors raised: :class:`~agentci.errors.Blocked` (content or prompt blocked),
@@ -46,7 +46,9 @@ from agentci.errors import (
     ProviderFailed,
     ProviderUnavailable,
 )
-from agentci.events.types import Event, InvalidStream, ModelFallback, Retry, WarningEvent
+from agentci.events.model_events import InvalidStream, ModelFallback, Retry
+from agentci.events.types import Event
+from agentci.events.warning_events import WarningEvent
 from agentci.finish import BLOCKED, COMPLETE, CUT, Finish
 from agentci.providers.base import (
     Message,

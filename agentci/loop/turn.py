@@ -1,6 +1,6 @@
 """One turn: one model answer streamed into typed events, and the model's message.
 
-A turn may take several model calls (retries). A :class:`~agentci.events.types.Retry` from the
+A turn may take several model calls (retries). A :class:`~agentci.events.model_events.Retry` from the
 chat layer discards the parts gathered so far: no partial text or half-streamed call survives
 a retry. What each call used is not discarded: the chat's meter counts every call.
 """

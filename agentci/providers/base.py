@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-from agentci.events.types import WarningKind
+from agentci.events.warning_events import WarningKind
 from agentci.finish import Finish
 from agentci.providers.defaults import ModelDefaults
 from agentci.usage import Usage

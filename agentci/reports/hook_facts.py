@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentci.events.types import HookResult
+from agentci.events.hook_events import HookResult
 
 #: Runs listed one by one (the counts cover them all).
 MAX_NOTABLE = 50

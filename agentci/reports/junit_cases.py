@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agentci.events.types import VerifyResult
+from agentci.events.verify_events import VerifyResult
 from agentci.reports.report import TaskReport
 
 

@@ -89,7 +89,7 @@ def report_from_events(
     tasks: dict[str, _TaskFacts] = {}
     finished: ev.RunFinished | None = None
     for event in events:
-        if not isinstance(event, ev._Event):
+        if not isinstance(event, ev.EventBase):
             continue
         run.run_id = run.run_id or event.run_id
         match event:

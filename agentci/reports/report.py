@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentci.events.types import UsageTotals, VerifyResult
+from agentci.events.verify_events import VerifyResult
 from agentci.outcome import Status
+from agentci.usage import Usage as UsageTotals
 
 
 @dataclass

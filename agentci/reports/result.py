@@ -29,11 +29,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agentci.events.types import UsageTotals
 from agentci.outcome import is_retryable
 from agentci.reports.atomic import write_text_atomic
 from agentci.reports.patchfacts import run_patch_facts
 from agentci.reports.report import RunReport, TaskReport
+from agentci.usage import Usage as UsageTotals
 from agentci.usage import total, usage_dict
 
 RESULT_VERSION = 1

@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from agentci import __version__
-from agentci.events.types import VerifyLocation
+from agentci.events.verify_events import VerifyLocation
 from agentci.reports.report import RunReport
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -31,7 +31,7 @@ from html import escape
 from pathlib import Path
 
 from agentci.events.sinks import tell
-from agentci.events.types import VerifyResult
+from agentci.events.verify_events import VerifyResult
 from agentci.outcome import Status
 from agentci.reports.atomic import write_text_atomic
 from agentci.reports.folders import task_dir_name

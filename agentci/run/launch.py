@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from agentci.errors import InvalidInput
 from agentci.events.console import GitHubAnnotationsSink
+from agentci.events.lifecycle_events import Error, RunFinished
 from agentci.events.sinks import (
     Emitter,
     JsonlSink,
@@ -29,7 +30,6 @@ from agentci.events.sinks import (
     tell,
     utc_now,
 )
-from agentci.events.types import Error, RunFinished
 from agentci.outcome import Status, exit_code_for
 from agentci.policy.env import make_undumpable
 from agentci.process import kill_running_groups

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from agentci.errors import HookStopped, ToolFailure
-from agentci.events.types import HookResult, ToolCallDecision, ToolCallResponse
+from agentci.events.hook_events import HookResult
+from agentci.events.tool_events import ToolCallDecision, ToolCallResponse
 from agentci.policy.access import Access
 from agentci.policy.rules import PolicyEngine
 from agentci.providers.base import ToolCallPart, ToolResultPart

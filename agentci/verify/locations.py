@@ -29,7 +29,7 @@ from typing import Any
 
 from agentci import jsontext
 from agentci.change.patch import find_repo_root
-from agentci.events.types import VerifyLocation
+from agentci.events.verify_events import VerifyLocation
 from agentci.verify.run import VerifyRun
 
 MAX_LOCATIONS = 1000

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from agentci.events.types import UsageTotals, VerifyResult, VerifyTest
+from agentci.events.verify_events import VerifyResult, VerifyTest
 from agentci.outcome import Status
 from agentci.reports.report import RunReport, TaskReport
+from agentci.usage import Usage as UsageTotals
 
 
 def verify(passed: bool, tests: list[tuple[str, str, str]]) -> VerifyResult:

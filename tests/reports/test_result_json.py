@@ -7,9 +7,9 @@ from pathlib import Path
 
 from outputs_fixtures import run, task, verify
 
-from agentci.events.types import UsageTotals
 from agentci.outcome import Status
 from agentci.reports.result import write_result
+from agentci.usage import Usage as UsageTotals
 
 
 def test_single_task(tmp_path: Path) -> None:

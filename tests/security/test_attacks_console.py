@@ -127,10 +127,10 @@ def test_a_file_name_cannot_break_out_of_its_code_span_in_summary_md(
 
 
 def test_test_ids_and_reasons_cannot_inject_html_into_summary_md(tmp_path: Path) -> None:
-    from agentci.events.types import UsageTotals
     from agentci.outcome import Status
     from agentci.reports.report import RunReport, TaskReport
     from agentci.reports.summary import write_summary
+    from agentci.usage import Usage as UsageTotals
 
     test_id = "t.py::test[`<img src=t onerror=alert(1)>`]"
     reason = "verify: `<img src=r onerror=alert(2)>` <b>still</b> fails"

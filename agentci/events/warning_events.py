@@ -1,0 +1,54 @@
+"""Warnings: what the run or a user should know that does not change the status, by ``kind``."""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+from agentci.events.envelope import EventBase
+
+WarningKind = Literal[
+    "sandbox_unavailable",
+    "secrets_without_sandbox",
+    "credentials_in_git_config",
+    "worktree_base",
+    "context_file_skipped",
+    "sdk_private_path_disabled",
+    "loop_check_failed",
+    "guard_reverted",
+    "patch_redacted",
+    "patch_incomplete",
+    "ignored_files_written",
+    "ignored_scan_truncated",
+    "nested_repository",
+    "unreadable_file",
+    "branch_failed",
+    "console_unavailable",
+    "hook_warning",
+    "mcp_tool_skipped",
+]
+
+
+WARNING_KINDS: tuple[str, ...] = get_args(WarningKind)
+"""Every warning ``kind``, in the order of :data:`WarningKind`."""
+
+
+class WarningEvent(EventBase):
+    """Something the run or a user should know, which does not change the status; ``kind``
+    names it: ``sandbox_unavailable`` (commands ran without a sandbox),
+    ``secrets_without_sandbox`` (secrets in reach of commands run without one),
+    ``credentials_in_git_config`` (the workspace's git config holds credentials),
+    ``worktree_base`` (``isolation: worktree`` starts from HEAD, not the uncommitted files),
+    ``context_file_skipped`` (a project context file was not read),
+    ``sdk_private_path_disabled`` (the Gemini SDK's fast path failed; the public one is used),
+    ``loop_check_failed`` (the model-judged loop check failed and is off),
+    ``guard_reverted`` (a guard reverted or put back files), ``patch_redacted`` (secrets were
+    masked in patch.diff), ``patch_incomplete`` (files too large are left out of it),
+    ``ignored_files_written`` / ``ignored_scan_truncated`` / ``nested_repository`` /
+    ``unreadable_file`` (what the agent wrote that patch.diff does not carry),
+    ``branch_failed`` (``outputs.branch`` made no commit), ``console_unavailable`` (a console
+    sink was dropped), ``hook_warning`` (an observing hook failed; the loop goes on), ``mcp_tool_skipped`` (an MCP
+    server's tool that cannot be offered)."""
+
+    type: Literal["warning"] = "warning"
+    kind: WarningKind
+    message: str
