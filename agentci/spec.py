@@ -17,20 +17,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
+    from agentci.recipe.budget_config import Budget
+    from agentci.recipe.guards_config import Guards
+    from agentci.recipe.hook_config import Hooks
     from agentci.recipe.loops import LoopDetection
-    from agentci.recipe.schema import (
-        Budget,
-        Context,
-        ContextFiles,
-        Guards,
-        Hooks,
-        ModelConfig,
-        Policy,
-        Setup,
-        Verify,
-        Workspace,
-    )
+    from agentci.recipe.model_config import ModelConfig
+    from agentci.recipe.policy_config import Policy
+    from agentci.recipe.schema import Context, ContextFiles, Setup, Workspace
     from agentci.recipe.tool_config import Tools
+    from agentci.recipe.verify_config import Verify
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,10 @@ from agentci.loop.chat import Chat
 from agentci.loop.session import Session
 from agentci.policy.rules import PolicyEngine
 from agentci.providers.gemini import GeminiProvider
-from agentci.recipe.schema import Budget, Context, ModelConfig, Policy
+from agentci.recipe.budget_config import Budget
+from agentci.recipe.model_config import ModelConfig
+from agentci.recipe.policy_config import Policy
+from agentci.recipe.schema import Context
 from agentci.reports.redact import Redactor
 from agentci.testing.fake_gemini import FakeGemini
 from agentci.tools.base import ToolContext

@@ -28,7 +28,7 @@ from agentci.providers.base import (
 )
 from agentci.providers.gemini import GeminiProvider
 from agentci.providers.gemini_wire import message_to_json
-from agentci.recipe.schema import ModelConfig
+from agentci.recipe.model_config import ModelConfig
 from agentci.testing.fake_gemini import FakeGemini
 
 TOOLS = [

@@ -27,7 +27,7 @@ from agentci.context.tool_cycles import ToolCycles
 from agentci.events import types as ev
 from agentci.policy.access import Access
 from agentci.providers.base import ToolCallPart
-from agentci.recipe.schema import LoopDetection
+from agentci.recipe.loops import LoopDetection
 
 RECOVERY_NUDGE = (
     "agentci: you are repeating the same step without progress ({detail}). Do not repeat "

@@ -35,7 +35,7 @@ from agentci.providers.base import (
     ToolResultPart,
 )
 from agentci.recipe.loops import ModelCheck
-from agentci.recipe.schema import ModelConfig
+from agentci.recipe.model_config import ModelConfig
 
 HISTORY_MESSAGES = 20
 PART_CAP = 2_000  # characters of one text, call or result in the transcript

@@ -38,7 +38,7 @@ from agentci.hooks.tool_stages import Validate, after_tool, before_tool
 from agentci.hooks.verdict import CompiledHook as CompiledHook
 from agentci.hooks.verdict import HookVerdict as HookVerdict
 from agentci.process import run_process
-from agentci.recipe.schema import STAGES, Hook, Hooks, StageHook
+from agentci.recipe.hook_config import STAGES, Hook, Hooks, StageHook
 
 
 class HookRunner:

@@ -10,7 +10,7 @@ from typing import Any
 
 from agentci.events.hook_events import HookResult
 from agentci.hooks.answer import Decision
-from agentci.recipe.schema import Hook, StageHook
+from agentci.recipe.hook_config import Hook, StageHook
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,8 @@ from agentci.loop.totals import Reservation, RunTotals
 from agentci.providers.base import ModelRequest
 from agentci.providers.pricing import cost_for
 from agentci.providers.registry import defaults_for
-from agentci.recipe.schema import Budget, ModelConfig
+from agentci.recipe.budget_config import Budget
+from agentci.recipe.model_config import ModelConfig
 from agentci.usage import Usage
 
 #: A call that could not even produce this many tokens of answer is not worth making.

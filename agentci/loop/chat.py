@@ -61,7 +61,7 @@ from agentci.providers.base import (
     TransientProviderError,
 )
 from agentci.providers.faults import QuotaExhausted
-from agentci.recipe.schema import ModelConfig
+from agentci.recipe.model_config import ModelConfig
 from agentci.usage import Usage
 
 MAX_CORRECTIVE_RETRIES = 2

@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from agentci.errors import BudgetExhausted
-from agentci.recipe.schema import Budget
+from agentci.recipe.budget_config import Budget
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS spent (

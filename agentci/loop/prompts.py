@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from jinja2 import Environment, StrictUndefined
 
-from agentci.recipe.schema import Guards, Verify
+from agentci.recipe.guards_config import Guards
+from agentci.recipe.verify_config import Verify
 from agentci.tools.base import Tool, ToolKind
 
 _SYSTEM = Environment(undefined=StrictUndefined, keep_trailing_newline=True).from_string(

@@ -24,7 +24,8 @@ from agentci.loop.state import Denial, State
 from agentci.loop.turn import Turn
 from agentci.loop.window import ContextKeeper
 from agentci.providers.base import Message, ModelRequest, Part, TextPart, ToolResultPart, ToolSpec
-from agentci.recipe.schema import Context, ModelConfig
+from agentci.recipe.model_config import ModelConfig
+from agentci.recipe.schema import Context
 from agentci.tools.scheduler import Scheduler
 from agentci.tools.submit import Answer
 

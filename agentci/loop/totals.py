@@ -26,7 +26,7 @@ import asyncio
 import time
 from dataclasses import dataclass, field
 
-from agentci.recipe.schema import TotalBudget
+from agentci.recipe.budget_config import TotalBudget
 from agentci.usage import Usage
 
 

@@ -14,7 +14,7 @@ from typing import Literal
 
 from agentci.policy import shell_parse as sp
 from agentci.policy.paths import anchored
-from agentci.recipe.schema import Rule
+from agentci.recipe.policy_config import Rule
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ from agentci.policy.program_path import workspace_program
 from agentci.policy.readonly import why_not_read_only
 from agentci.policy.unsandboxed import unsandboxed
 from agentci.policy.wrappers import HARMLESS_VARS
-from agentci.recipe.schema import Policy, Rule
+from agentci.recipe.policy_config import Policy, Rule
 
 
 class PolicyEngine:

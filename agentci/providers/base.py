@@ -18,7 +18,7 @@ from agentci.providers.defaults import ModelDefaults
 from agentci.usage import Usage
 
 if TYPE_CHECKING:
-    from agentci.recipe.schema import ModelConfig
+    from agentci.recipe.model_config import ModelConfig
 
 
 @dataclass

@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from google import genai
     from google.genai import types
 
-    from agentci.recipe.schema import ModelConfig
+    from agentci.recipe.model_config import ModelConfig
 
 KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 PREFIX = "gemini:"

@@ -63,7 +63,7 @@ from agentci.providers.openai_wire import (
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
-    from agentci.recipe.schema import ModelConfig
+    from agentci.recipe.model_config import ModelConfig
 
 PREFIX = "openai:"
 KEY_VAR = "OPENAI_API_KEY"

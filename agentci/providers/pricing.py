@@ -18,7 +18,7 @@ from agentci.providers.defaults import Price
 from agentci.providers.registry import defaults_for
 
 if TYPE_CHECKING:
-    from agentci.recipe.schema import Pricing
+    from agentci.recipe.model_config import Pricing
     from agentci.usage import Usage
 
 

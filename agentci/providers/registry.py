@@ -33,7 +33,7 @@ from agentci.providers.base import BuildContext, Provider, ProviderInfo
 from agentci.providers.defaults import ModelDefaults
 
 if TYPE_CHECKING:
-    from agentci.recipe.schema import ModelConfig
+    from agentci.recipe.model_config import ModelConfig
 
 PROVIDERS: dict[str, str] = {
     "gemini": "agentci.providers.gemini",

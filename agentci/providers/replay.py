@@ -28,7 +28,7 @@ from agentci.providers.defaults import ModelDefaults
 from agentci.providers.registry import model_file
 
 if TYPE_CHECKING:
-    from agentci.recipe.schema import ModelConfig
+    from agentci.recipe.model_config import ModelConfig
 
 
 class ReplayProvider:

@@ -40,7 +40,7 @@ from agentci.recipe.load import load_yaml, validation_errors
 from agentci.usage import Usage
 
 if TYPE_CHECKING:
-    from agentci.recipe.schema import ModelConfig
+    from agentci.recipe.model_config import ModelConfig
 
 _ids = itertools.count(1)
 

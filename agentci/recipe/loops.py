@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator
+from pydantic import Field, PositiveInt, field_validator
+
+from agentci.recipe.fields import Strict
 
 #: Model names the judge may use: a Gemini (or Gemma) model, asked through the task's provider.
 JUDGE_MODEL = re.compile(r"^(models/)?(gemini|gemma|learnlm)-[\w.-]+$")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
-
-
-class ModelCheck(_Strict):
+class ModelCheck(Strict):
     """The model-judged check: every few turns, a model reads the recent history and says
     whether the session is stuck (off by default; its tokens count toward every budget)."""
 
@@ -41,7 +39,7 @@ class ModelCheck(_Strict):
         return value
 
 
-class LoopDetection(_Strict):
+class LoopDetection(Strict):
     """Which loop detectors run; a detection nudges the model once, the next ends the task
     ``loop_detected`` (exit 4)."""
 

@@ -10,15 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from agentci.errors import InvalidInput
+from agentci.recipe.budget_config import Budget
+from agentci.recipe.model_config import ModelConfig, TaskModel
 from agentci.recipe.render import convert, render
-from agentci.recipe.schema import (
-    Budget,
-    ModelConfig,
-    Recipe,
-    Task,
-    TaskModel,
-    Verify,
-)
+from agentci.recipe.schema import Recipe, Task
+from agentci.recipe.verify_config import Verify
 from agentci.spec import TaskSpec
 
 

@@ -28,10 +28,12 @@ from agentci.errors import InvalidInput, RecipeError, RecipeErrors
 from agentci.hooks.commands import is_inside, resolve_command
 from agentci.providers import registry
 from agentci.providers.pricing import has_price
+from agentci.recipe.hook_config import STAGES
 from agentci.recipe.load import builtin_recipe, load_recipe, source_of
+from agentci.recipe.model_config import ModelConfig
 from agentci.recipe.prompt_recipe import BUILTIN_FILE, RecipeFields
 from agentci.recipe.render import parse_assignments
-from agentci.recipe.schema import STAGES, ModelConfig, Recipe
+from agentci.recipe.schema import Recipe
 from agentci.run.attachments import attach
 from agentci.run.near_misses import did_you_mean, tool_names, unmatched_tools
 from agentci.run.plan import merge_model, plan_tasks

@@ -36,7 +36,7 @@ from agentci.errors import InvalidInput
 from agentci.events import types as ev
 from agentci.events.diagnose import cannot_run, sandbox_note
 from agentci.outcome import Status
-from agentci.recipe.schema import Verify
+from agentci.recipe.verify_config import Verify
 from agentci.tempdirs import make_temp_dir
 from agentci.verify.compare import Changes, compare, merge_rerun
 from agentci.verify.feedback import guard_feedback, tail, template_vars, verify_feedback

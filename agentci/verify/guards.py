@@ -27,7 +27,7 @@ from agentci.change.patch import current_change
 from agentci.change.privgit import GitFailed
 from agentci.change.snapshot import Baseline
 from agentci.policy.paths import anchored
-from agentci.recipe.schema import Guards
+from agentci.recipe.guards_config import Guards
 from agentci.verify.kept import restore_ignored
 
 PATH_GUARDS = ("allowed_paths", "forbid_test_edits")

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from agentci import workspace_io
 from agentci.policy.paths import is_below
-from agentci.recipe.schema import Verify
+from agentci.recipe.verify_config import Verify
 
 if TYPE_CHECKING:
     from agentci.policy.sandbox import Sandbox

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Literal
 from junitparser import Error, Failure, JUnitXml, JUnitXmlError, Skipped, TestSuite
 
 from agentci.process import run_process
-from agentci.recipe.schema import Verify
+from agentci.recipe.verify_config import Verify
 from agentci.verify.report import ReportPlace, ReportUnreadable, report_place
 from agentci.verify.selection import Selection
 

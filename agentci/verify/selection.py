@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from agentci.recipe.schema import Verify
+from agentci.recipe.verify_config import Verify
 
 Strategy = Literal["full", "failing_first"]
 PLUGIN = "_agentci_select"

@@ -49,7 +49,8 @@ from dataclasses import dataclass
 from agentci import workspace_io
 from agentci.change.privgit import GitFailed
 from agentci.change.snapshot import Baseline
-from agentci.recipe.schema import Guards, Verify
+from agentci.recipe.guards_config import Guards
+from agentci.recipe.verify_config import Verify
 from agentci.verify.pytest_config import CONFIG_FILES, collection_settings, weakening_changes
 from agentci.verify.run import VerifyRun
 from agentci.verify.test_shape import FileShape, shape_of

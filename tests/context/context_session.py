@@ -12,7 +12,10 @@ from agentci.loop.chat import Chat
 from agentci.loop.session import Session
 from agentci.policy.rules import PolicyEngine
 from agentci.providers.scripted import ScriptedProvider
-from agentci.recipe.schema import Budget, Context, ModelConfig, Policy, RetryConfig
+from agentci.recipe.budget_config import Budget
+from agentci.recipe.model_config import ModelConfig, RetryConfig
+from agentci.recipe.policy_config import Policy
+from agentci.recipe.schema import Context
 from agentci.reports.redact import Redactor
 from agentci.tools.base import ToolContext
 from agentci.tools.registry import default_tools

@@ -27,7 +27,8 @@ from agentci.providers.base import (
 )
 from agentci.providers.gemini_wire import message_to_json, request_body
 from agentci.providers.scripted import Reply, ScriptedProvider, call
-from agentci.recipe.schema import Budget, Context
+from agentci.recipe.budget_config import Budget
+from agentci.recipe.schema import Context
 from agentci.usage import Usage
 
 # 300 lines of 40 characters: a read of it is about 3,000 tokens

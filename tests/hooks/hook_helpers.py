@@ -11,7 +11,8 @@ from agentci.hooks.runner import HookRunner
 from agentci.policy.env import child_env
 from agentci.policy.rules import PolicyEngine
 from agentci.providers.base import ToolCallPart, ToolResultPart
-from agentci.recipe.schema import Hooks, Policy
+from agentci.recipe.hook_config import Hooks
+from agentci.recipe.policy_config import Policy
 from agentci.tools.base import ToolContext
 from agentci.tools.registry import default_tools
 from agentci.tools.scheduler import Scheduler

@@ -21,7 +21,7 @@ from agentci.errors import InvalidInput
 from agentci.hooks.private import MAX_FILES, HookFiles
 from agentci.hooks.runner import HookRunner
 from agentci.providers.base import ToolCallPart
-from agentci.recipe.schema import Hooks
+from agentci.recipe.hook_config import Hooks
 from agentci.testing.case import write_call
 from agentci.testing.cli import Run, run_recipe
 from agentci.testing.repo import commit_repo

@@ -275,7 +275,7 @@ def test_a_stage_hook_runs_in_the_private_copy_with_the_tools_environment(
     from agentci.hooks.loop_stages import LoopHooks
     from agentci.hooks.runner import HookRunner
     from agentci.policy.env import child_env
-    from agentci.recipe.schema import Hooks
+    from agentci.recipe.hook_config import Hooks
 
     monkeypatch.setenv("GEMINI_API_KEY", "AIzaCanaryGeminiKey0000000000000000000")
     repo = tmp_path / "repo"

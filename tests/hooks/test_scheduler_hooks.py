@@ -12,7 +12,7 @@ from hook_helpers import of_type, run_batch, scheduler, script
 from agentci.errors import HookStopped, InvalidInput
 from agentci.hooks.runner import HookRunner
 from agentci.providers.base import ToolCallPart
-from agentci.recipe.schema import Hooks
+from agentci.recipe.hook_config import Hooks
 
 NO_CURL = """\
 import json, sys

@@ -10,7 +10,8 @@ from agentci.errors import BudgetExhausted
 from agentci.loop.budget import MIN_OUTPUT_TOKENS, BudgetTracker, RunTotals
 from agentci.loop.state import State
 from agentci.providers.base import Message, ModelRequest, TextPart
-from agentci.recipe.schema import Budget, ModelConfig, Pricing, TotalBudget
+from agentci.recipe.budget_config import Budget, TotalBudget
+from agentci.recipe.model_config import ModelConfig, Pricing
 from agentci.usage import Usage
 
 

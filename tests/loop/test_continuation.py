@@ -11,7 +11,7 @@ from agentci.errors import BudgetExhausted
 from agentci.events import types as ev
 from agentci.loop.continuation import CONTINUE_PROMPT
 from agentci.providers.scripted import Reply, ScriptedProvider, call
-from agentci.recipe.schema import ModelConfig
+from agentci.recipe.model_config import ModelConfig
 
 
 def cut(text: str) -> Reply:

@@ -11,7 +11,7 @@ from agentci.loop.budget import BudgetTracker
 from agentci.loop.meter import Meter
 from agentci.loop.state import State
 from agentci.providers.base import Message, ModelRequest, TextPart
-from agentci.recipe.schema import Budget
+from agentci.recipe.budget_config import Budget
 from agentci.usage import Usage
 
 

@@ -15,7 +15,9 @@ from agentci.loop.session import Session
 from agentci.policy.rules import PolicyEngine
 from agentci.providers.base import ModelRequest, TextPart, ToolCallPart, ToolResultPart
 from agentci.providers.scripted import Reply, ScriptedProvider, call
-from agentci.recipe.schema import Budget, ModelConfig, Policy
+from agentci.recipe.budget_config import Budget
+from agentci.recipe.model_config import ModelConfig
+from agentci.recipe.policy_config import Policy
 from agentci.tools.base import ToolContext
 from agentci.tools.registry import default_tools
 from agentci.tools.scheduler import Scheduler

@@ -10,7 +10,7 @@ from typing import Any
 from agentci.loop.chat import Chat
 from agentci.providers.base import Message, ModelChunk, ModelRequest, TextPart, ToolSpec
 from agentci.providers.gemini import GeminiProvider
-from agentci.recipe.schema import ModelConfig, RetryConfig
+from agentci.recipe.model_config import ModelConfig, RetryConfig
 from agentci.testing.fake_gemini import FakeGemini
 
 FAST_RETRY = RetryConfig(

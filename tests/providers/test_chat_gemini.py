@@ -286,7 +286,7 @@ def _closed_loopback_port() -> int:
 
 def test_a_refused_connection_to_a_loopback_base_url_fails_at_once(raw_path: bool) -> None:
     from agentci.loop.chat import Chat
-    from agentci.recipe.schema import RetryConfig
+    from agentci.recipe.model_config import RetryConfig
 
     url = f"http://127.0.0.1:{_closed_loopback_port()}"
     cfg = model_config(base_url=url, retry=RetryConfig(attempts=5), fallback=["gemini-2.5-pro"])

@@ -14,7 +14,7 @@ from agentci.errors import Blocked, BudgetExhausted, InvalidInput, ProviderFaile
 from agentci.loop.chat import Chat
 from agentci.providers.base import Message, TextPart, ToolCallPart, ToolResultPart
 from agentci.providers.openai_compat import OpenAIProvider
-from agentci.recipe.schema import RetryConfig
+from agentci.recipe.model_config import RetryConfig
 from agentci.testing.fake_openai import FakeOpenAI
 
 READ = {"name": "read_file", "args": {"file_path": "a.py"}, "id": "call-1"}

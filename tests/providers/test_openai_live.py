@@ -20,7 +20,7 @@ from gemini_helpers import Sleeps, model_config, request, run
 from agentci.loop.chat import Chat
 from agentci.providers.base import Message, TextPart, ToolCallPart, ToolResultPart
 from agentci.providers.openai_compat import OpenAIProvider
-from agentci.recipe.schema import RetryConfig
+from agentci.recipe.model_config import RetryConfig
 
 BASE_URL = os.environ.get("AGENTCI_TEST_OPENAI_BASE_URL")
 pytestmark = pytest.mark.skipif(

@@ -6,7 +6,7 @@ import pytest
 
 from agentci.providers.gemini_tables import PRICES
 from agentci.providers.pricing import cost_for, has_price, price_for
-from agentci.recipe.schema import Pricing
+from agentci.recipe.model_config import Pricing
 from agentci.usage import Usage
 
 

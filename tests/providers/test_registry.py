@@ -11,7 +11,7 @@ import pytest
 from agentci.providers import registry
 from agentci.providers.base import ProviderInfo
 from agentci.providers.registry import UnknownModel, defaults_for, route
-from agentci.recipe.schema import ModelConfig
+from agentci.recipe.model_config import ModelConfig
 from agentci.testing.cli import agentci
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from agentci.errors import RecipeError
 from agentci.recipe.load import parse_recipe
-from agentci.recipe.schema import Pricing, RetryConfig
+from agentci.recipe.model_config import Pricing, RetryConfig
 from agentci.run.plan import plan_tasks
 
 RECIPE = """\

@@ -13,7 +13,7 @@ from tool_harness import Harness
 from agentci.policy.access import Access
 from agentci.policy.rules import PolicyEngine
 from agentci.providers.base import ToolCallPart
-from agentci.recipe.schema import Policy
+from agentci.recipe.policy_config import Policy
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
 from agentci.tools.registry import default_tools
 from agentci.tools.scheduler import Scheduler

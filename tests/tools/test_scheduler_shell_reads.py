@@ -12,7 +12,7 @@ from test_scheduler import run
 
 from agentci.policy.rules import PolicyEngine
 from agentci.providers.base import ToolCallPart
-from agentci.recipe.schema import Policy
+from agentci.recipe.policy_config import Policy
 from agentci.tools.base import ToolContext
 from agentci.tools.registry import default_tools
 from agentci.tools.scheduler import Scheduler

@@ -12,7 +12,7 @@ from agentci.policy.env import child_env
 from agentci.policy.rules import Decision, PolicyEngine
 from agentci.policy.sandbox import Sandbox, bwrap_problem, make_sandbox
 from agentci.providers.base import ToolCallPart, ToolResultPart
-from agentci.recipe.schema import Policy, Rule
+from agentci.recipe.policy_config import Policy, Rule
 from agentci.testing.repo import GIT_AUTHOR, commit_repo
 from agentci.tools.base import Tool, ToolContext
 from agentci.tools.registry import default_tools

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentci.change.patch import capture_baseline, changed_files, current_change, diff_since
-from agentci.recipe.schema import Guards
+from agentci.recipe.guards_config import Guards
 from agentci.verify.compare import compare, merge_rerun
 from agentci.verify.guards import check_guards, enforce_path_guards
 from agentci.verify.run import TestOutcome, VerifyRun

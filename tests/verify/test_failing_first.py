@@ -11,7 +11,7 @@ from verify_helpers import CALC, SHARED, fix, run_task, user_prompts
 
 from agentci.outcome import Status
 from agentci.providers.scripted import Reply
-from agentci.recipe.schema import Verify
+from agentci.recipe.verify_config import Verify
 from agentci.verify.selection import strategy_of
 
 # each test runs the same task twice (failing_first, full) with real pytest: several runs each

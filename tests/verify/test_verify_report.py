@@ -11,7 +11,7 @@ from verify_helpers import CALC, PATH_ENV
 
 from agentci.policy.env import child_env
 from agentci.policy.sandbox import Sandbox, bwrap_problem, make_sandbox
-from agentci.recipe.schema import Verify
+from agentci.recipe.verify_config import Verify
 from agentci.verify.run import VerifyRun, run_verify
 
 PYTEST = "python -m pytest -q -p no:cacheprovider"

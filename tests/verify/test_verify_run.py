@@ -8,7 +8,7 @@ from pathlib import Path
 from verify_helpers import CALC, PATH_ENV
 
 from agentci.policy.env import child_env
-from agentci.recipe.schema import Verify
+from agentci.recipe.verify_config import Verify
 from agentci.verify.feedback import failures_text, template_vars
 from agentci.verify.run import parse_junit, run_verify
 
