@@ -14,7 +14,10 @@ time at 1 job). The goal is ≥ 0.85 at 8 jobs on a 2-core machine (the work is 
 model; agentci's own CPU per task must stay small). CPU and peak RSS are the batch process's own
 (``wait4``), its children included.
 
-    python bench/bench_batch.py [--tasks 16] [--latency 0.3] [--jobs 1 4 8 16]
+Each point is the median of ``--repeats`` runs (3), taken in turn, so one noisy run does not
+decide it; the load average is read before and after the runs.
+
+    python bench/bench_batch.py [--tasks 16] [--latency 0.3] [--jobs 1 4 8 16] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -96,46 +99,65 @@ def run_batch(root: Path, repo: Path, tasks: int, jobs: int, latency: float) -> 
         fake.stop()
 
 
+def measure(tasks: int, latency: float, jobs: list[int], repeats: int) -> dict:
+    """Each point (the batch of one task, then each ``jobs``) run ``repeats`` times, in turn;
+    returns every run's figures and, per point, the run of median wall time."""
+    runs: dict[str, list[dict]] = {"one": [], **{str(j): [] for j in jobs}}
+    with tempfile.TemporaryDirectory(prefix="agentci-bench-batch-") as tmp:
+        root = Path(tmp)
+        repo = prepare(root, tasks)
+        for r in range(repeats):
+            one_dir = root / f"one-{r}"
+            one_dir.mkdir()
+            runs["one"].append(run_batch(one_dir, repo, 1, 1, latency))
+            for j in jobs:
+                point = root / f"r{r}"
+                point.mkdir(exist_ok=True)
+                runs[str(j)].append(run_batch(point, repo, tasks, j, latency))
+    med = {k: sorted(v, key=lambda x: x["wall"])[len(v) // 2] for k, v in runs.items()}
+    base = med.get("1", {}).get("wall")
+    # the batch's fixed cost (start-up, imports, merged outputs) and one task's time, from the
+    # batch of 1 task and the batch of all tasks at 1 job
+    task = (base - med["one"]["wall"]) / (tasks - 1) if base and tasks > 1 else None
+    fixed = med["one"]["wall"] - task if task is not None else None
+    points = []
+    for j in jobs:
+        n = min(j, tasks)
+        ideal = fixed + -(-tasks // n) * task if task is not None and fixed is not None else None
+        effs = [ideal / x["wall"] for x in runs[str(j)]] if ideal else []
+        points.append({**med[str(j)], "speed": base / med[str(j)]["wall"] if base else None,
+                       "n": n, "efficiency": sorted(effs)[len(effs) // 2] if effs else None,
+                       "efficiencies": effs, "walls": [x["wall"] for x in runs[str(j)]]})  # fmt: skip
+    return {"task": task, "fixed": fixed, "one": med["one"], "points": points}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tasks", type=int, default=16)
     ap.add_argument("--latency", type=float, default=0.3)
     ap.add_argument("--jobs", type=int, nargs="+", default=[1, 4, 8, 16])
+    ap.add_argument("--repeats", type=int, default=3, help="runs of each point (the median)")
     args = ap.parse_args()
-    rows = []
-    with tempfile.TemporaryDirectory(prefix="agentci-bench-batch-") as tmp:
-        root = Path(tmp)
-        repo = prepare(root, args.tasks)
-        (root / "one").mkdir()
-        one = run_batch(root / "one", repo, 1, 1, args.latency)
-        for jobs in args.jobs:
-            rows.append(run_batch(root, repo, args.tasks, jobs, args.latency))
-    base = next((r["wall"] for r in rows if r["jobs"] == 1), None)
-    # the batch's fixed cost (start-up, imports, merged outputs) and one task's time, from a
-    # batch of 1 task and the batch of all tasks at 1 job
-    task = (base - one["wall"]) / (args.tasks - 1) if base and args.tasks > 1 else None
-    fixed = one["wall"] - task if task is not None else None
+    load_before = os.getloadavg()[0]
+    m = measure(args.tasks, args.latency, args.jobs, args.repeats)
     print(f"{args.tasks} tasks × 3 model calls × {args.latency * 1000:.0f} ms; {os.cpu_count()} CPUs; "
-          f"load average before: {os.getloadavg()[0]:.1f}")  # fmt: skip
+          f"each point the median of {args.repeats} runs; load average (1 min) before "
+          f"{load_before:.1f}, after {os.getloadavg()[0]:.1f}")  # fmt: skip
+    task, fixed = m["task"], m["fixed"]
     if task is not None and fixed is not None:
         print(f"one task: {task:.2f} s (model time {3 * args.latency:.2f} s); fixed cost of a "
               f"batch (start-up, SDK import, merge): {fixed:.2f} s")  # fmt: skip
     print(
-        "| jobs | wall s | speed-up | efficiency (speed-up / jobs) | efficiency vs ideal "
-        "(fixed cost once + ⌈tasks/jobs⌉ task times) | CPU s (per task) | peak RSS MB |"
+        "| jobs | wall s (min-max) | speed-up | efficiency (speed-up / jobs) | efficiency vs ideal "
+        "(fixed cost once + ⌈tasks/jobs⌉ task times; min-max) | CPU s (per task) | peak RSS MB |"
     )
     print("|---|---|---|---|---|---|---|")
-    for r in rows:
-        n = min(r["jobs"], args.tasks)
-        speed = base / r["wall"] if base else float("nan")
-        ideal = (
-            fixed + -(-args.tasks // n) * task
-            if task is not None and fixed is not None
-            else float("nan")
-        )
-        print(f"| {r['jobs']} | {r['wall']:.2f} | {speed:.2f}x | {speed / n:.2f} "
-              f"| {ideal / r['wall']:.2f} | {r['cpu']:.1f} ({r['cpu'] / args.tasks:.2f}) "
-              f"| {r['rss_mb']:.0f} |")  # fmt: skip
+    for r in m["points"]:
+        speed, effs = r["speed"], r["efficiencies"]
+        eff = f"{r['efficiency']:.2f} ({min(effs):.2f}-{max(effs):.2f})" if effs else "n/a"
+        print(f"| {r['jobs']} | {r['wall']:.2f} ({min(r['walls']):.2f}-{max(r['walls']):.2f}) "
+              f"| {speed:.2f}x | {speed / r['n']:.2f} | {eff} "
+              f"| {r['cpu']:.1f} ({r['cpu'] / args.tasks:.2f}) | {r['rss_mb']:.0f} |")  # fmt: skip
     return 0
 
 

@@ -64,38 +64,51 @@ class Proc:
     stdout: str
     stderr: str
     seconds: float
+    #: peak resident set of the process and its waited-for children (``wait4``), in MB
+    rss_mb: float = 0.0
+    #: user + system CPU seconds of the process and its waited-for children
+    cpu: float = 0.0
 
 
-def kill_group(proc: subprocess.Popen[str]) -> None:
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
     """Kill the process group this script started for ``proc`` (and only that group)."""
     with suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
 
 
 def run(cmd: list[str], *, env: dict[str, str], cwd: Path, timeout: float) -> Proc:
-    """Run ``cmd`` in its own process group; on timeout kill that group and raise."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(
-        cmd,
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        kill_group(proc)
-        proc.communicate()
-        raise SystemExit(f"timed out after {timeout:g}s: {' '.join(cmd)}") from None
-    except BaseException:
-        kill_group(proc)
-        proc.wait()
-        raise
-    return Proc(proc.returncode, out, err, time.perf_counter() - start)
+    """Run ``cmd`` in its own process group, reaped with ``wait4`` for its CPU time and peak
+    memory; on timeout kill that group and raise."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(
+            cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+            start_new_session=True,
+        )  # fmt: skip
+        timer = threading.Timer(timeout, kill_group, (proc,))
+        timer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        except BaseException:
+            kill_group(proc)
+            proc.wait()
+            raise
+        finally:
+            timer.cancel()
+        seconds = time.perf_counter() - start
+        proc.returncode = code = os.waitstatus_to_exitcode(status)
+        if code == -signal.SIGKILL and seconds >= timeout:
+            raise SystemExit(f"timed out after {timeout:g}s: {' '.join(cmd)}")
+        out.seek(0)
+        err.seek(0)
+        return Proc(
+            code,
+            out.read().decode(errors="replace"),
+            err.read().decode(errors="replace"),
+            seconds,
+            rss_mb=usage.ru_maxrss / 1024,
+            cpu=usage.ru_utime + usage.ru_stime,
+        )
 
 
 def find_gemini(option: str | None) -> str | None:
@@ -228,6 +241,7 @@ class Sample:
     gaps: list[float]
     tail: float
     request_bytes: list[int] = field(default_factory=list)
+    rss_mb: float = 0.0
 
 
 def session_run(
@@ -239,13 +253,16 @@ def session_run(
     fake: FakeGemini,
     watcher: Watcher,
     turns: list[dict],
+    timeout: float = RUN_TIMEOUT,
 ) -> Sample:
+    """Run one scripted session; every model request must be for :data:`MODEL`, and there
+    must be exactly one per turn of ``turns``, or the benchmark stops and says why."""
     before = len(fake.requests)
     if fake.turns_left:
         raise SystemExit(f"{name}: the fake still holds {fake.turns_left} turns of an earlier run")
     fake.add(*turns)
     start = time.perf_counter()
-    proc = run(cmd, env=env, cwd=repo, timeout=RUN_TIMEOUT)
+    proc = run(cmd, env=env, cwd=repo, timeout=timeout)
     end = start + proc.seconds
     time.sleep(0.01)  # let the watcher see the last request
     requests = fake.requests[before:]
@@ -272,6 +289,7 @@ def session_run(
         gaps=[b - a for a, b in zip(times, times[1:], strict=False)],
         tail=end - times[-1],
         request_bytes=[len(json.dumps(r.body)) for r, _ in generate],
+        rss_mb=proc.rss_mb,
     )
 
 
