@@ -108,6 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-gemini", action="store_true", help="skip Gemini CLI's column")
     ap.add_argument("--out", type=Path, default=HERE / "RESULTS.md", help="the report")
     args = ap.parse_args(argv)
+    # agentci as installed (pip compiles its bytecode): without this a run could time
+    # compiling every module at each start
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     if args.pairs < 1:
         ap.error("--pairs must be at least 1")
     if args.no_gemini:

@@ -2,8 +2,8 @@
 
 One scripted session of ``--turns`` turns, each reading ``--output-chars`` characters of a file
 (a different range every turn), run three times through agentci's Session, the real
-google-genai SDK and the loopback ``fake_gemini`` server, with a context window of
-``--window`` tokens:
+google-genai SDK and the loopback ``fake_gemini`` server, with the model's default context
+window (the built-in table's, as users get it) or ``--window`` tokens:
 
 * ``none``: no compression and no masking (the window never reached, masking off);
 * ``masking``: old tool output masked beyond the default 50,000 tokens, no compression;
@@ -17,7 +17,7 @@ the fake reported (bytes / 4), model calls, compressions, and the harness time p
 time from one ``turn_started`` to the next, tool and server included) over turns 11-30 and the
 last 20; then the ratios against ``none``.
 
-    python bench/bench_context.py [--turns 300] [--output-chars 4000] [--window 100000]
+    python bench/bench_context.py [--turns 300] [--output-chars 4000] [--window TOKENS]
 """
 
 from __future__ import annotations
@@ -94,6 +94,7 @@ async def one(mode: str, args: argparse.Namespace, root: Path) -> Result:
     (repo / "data.txt").write_text(line * 100_000)
     config, window = MODES[mode]
     model = ModelConfig(name="gemini-2.5-flash", context_window=window or args.window)
+    # args.window None: the built-in table's window for the model, as a recipe without one gets
     result = Result()
     with FakeGemini(script(args.turns, lines_per_read)) as fake:
         provider = GeminiProvider.from_config(model, fake.env())
@@ -141,7 +142,8 @@ async def main(args: argparse.Namespace) -> None:
         results = {mode: await one(mode, args, Path(tmp)) for mode in MODES}
     turns = [t for t in (1, 20, 100, 200) if t < args.turns]
     print(
-        f"{args.turns} turns, {args.output_chars} characters per tool output, window {args.window}"
+        f"{args.turns} turns, {args.output_chars} characters per tool output, window "
+        f"{args.window or 'the model default'}"
     )
     head = (
         f"{'mode':12} " + " ".join(f"{'req ' + str(t):>10}" for t in turns) + f" {'last req':>10}"
@@ -173,5 +175,7 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--turns", type=int, default=300)
     ap.add_argument("--output-chars", type=int, default=4000)
-    ap.add_argument("--window", type=int, default=100_000)
+    ap.add_argument(
+        "--window", type=int, default=None, help="context window in tokens (default: the model's)"
+    )
     asyncio.run(main(ap.parse_args()))
