@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import functools
 import os
 import secrets
 import stat
@@ -60,6 +61,7 @@ class _OpenHow(ctypes.Structure):
     _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
 
 
+@functools.cache
 def _libc() -> ctypes.CDLL | None:
     try:
         return ctypes.CDLL(None, use_errno=True)
@@ -176,12 +178,15 @@ def read_bytes(
     bytes are returned (so the caller sees it was longer). Raises :class:`UnsafePath`."""
     fd = open_beneath(root, rel, os.O_RDONLY | os.O_NONBLOCK)
     try:
-        _regular(fd, rel, None if cut else max_bytes, hardlinks=hardlinks)
+        st = _regular(fd, rel, None if cut else max_bytes, hardlinks=hardlinks)
     except BaseException:
         os.close(fd)
         raise
     with os.fdopen(fd, "rb") as fh:
-        data = fh.read(max_bytes + 1)
+        # sized by fstat (no buffer of max_bytes for a small file), then whatever it grew by
+        data = fh.read(min(st.st_size, max_bytes) + 1)
+        if st.st_size < len(data) <= max_bytes:
+            data += fh.read(max_bytes + 1 - len(data))
     if len(data) > max_bytes and not cut:  # it grew after fstat
         raise UnsafePath(f"too large (more than {max_bytes} bytes)")
     return data

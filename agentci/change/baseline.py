@@ -66,6 +66,7 @@ class Baseline:
     rules_dir: Path | None = None
     unreadable_at_start: list[str] = field(default_factory=list)
     kept: dict[str, int] = field(default_factory=dict)  # ignored files kept (rel → mode)
+    kept_at: dict[str, tuple[int, int]] = field(default_factory=dict)  # rel → (offset, length)
     deadline: float | None = None  # time.monotonic() by which each git call must end
     ignored_truncated: bool = False  # the baseline's ignored scan was cut short
 

@@ -9,8 +9,8 @@ path guards, which revert what the patch shows, never saw them: in pre-commit mo
 * at the baseline (and whenever ``guards.weakened_tests`` is on or ``report``: the verdict is
   then reached with the baseline's copy of each ignored file the agent changed,
   :mod:`agentci.verify.set_aside`), :func:`keep_ignored` copies each ignored regular file (at most
-  :data:`MAX_FILE_BYTES` each, :data:`MAX_TOTAL_BYTES` in all) into the private git dir, read
-  through :mod:`agentci.workspace_io`;
+  :data:`MAX_FILE_BYTES` each, :data:`MAX_TOTAL_BYTES` in all) into one file of the private git
+  dir, read through :mod:`agentci.workspace_io`;
 * after the agent, :func:`restore_ignored` puts back every ignored file outside
   ``allowed_paths`` that changed or went away, and deletes every ignored file the agent added, all beneath
   the workspace without following a link. A changed file that was too large to keep is named
@@ -38,31 +38,43 @@ MAX_FILE_BYTES = 4 << 20
 MAX_TOTAL_BYTES = 64 << 20
 
 
-def _kept_dir(b: Baseline) -> Path:
-    return b.git_dir / "kept"
+def _kept_file(b: Baseline) -> Path:
+    return b.git_dir / "kept.bin"
 
 
 def keep_ignored(b: Baseline) -> None:
-    """Copy the baseline's ignored files (see the module docstring) into the private git dir."""
+    """Copy the baseline's ignored files (see the module docstring) into the private git dir.
+
+    Each file is read beneath one descriptor of the workspace (:mod:`agentci.workspace_io`: no
+    link is followed, regular files only) and appended to one store file in agentci's own
+    temporary folder (``kept.bin``; :attr:`Baseline.kept_at` says where each copy is): a
+    ``.venv`` of thousands of files costs one open and read each, not one file made each."""
     total = 0
-    store = _kept_dir(b)
-    store.mkdir(exist_ok=True)
-    for path, (size, _, _, mode) in sorted(b.ignored_ref.items()):
-        rel = b.rel(path)
-        if rel is None or not stat.S_ISREG(mode) or size > MAX_FILE_BYTES:
-            continue
-        if total + size > MAX_TOTAL_BYTES:
-            break
-        with contextlib.suppress(workspace_io.UnsafePath, OSError):
-            data = workspace_io.read_bytes(b.workspace, rel, MAX_FILE_BYTES, hardlinks=True)
-            workspace_io.write_bytes(store, rel, data, 0o600)
-            b.kept[rel] = stat.S_IMODE(mode)
-            total += len(data)
+    root = os.open(b.workspace, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        with open(_kept_file(b), "ab") as store:
+            for path, (size, _, _, mode) in sorted(b.ignored_ref.items()):
+                rel = b.rel(path)
+                if rel is None or not stat.S_ISREG(mode) or size > MAX_FILE_BYTES:
+                    continue
+                if total + size > MAX_TOTAL_BYTES:
+                    break
+                with contextlib.suppress(workspace_io.UnsafePath, OSError):
+                    data = workspace_io.read_bytes(root, rel, MAX_FILE_BYTES, hardlinks=True)
+                    b.kept_at[rel] = (store.tell(), len(data))
+                    store.write(data)
+                    b.kept[rel] = stat.S_IMODE(mode)
+                    total += len(data)
+    finally:
+        os.close(root)
 
 
 def read_kept(b: Baseline, rel: str) -> bytes:
     """The baseline's copy of a kept ignored file (``rel`` in ``b.kept``)."""
-    return workspace_io.read_bytes(_kept_dir(b), rel, MAX_FILE_BYTES, hardlinks=True)
+    offset, length = b.kept_at[rel]
+    with open(_kept_file(b), "rb") as store:
+        store.seek(offset)
+        return store.read(length)
 
 
 def _fingerprint(b: Baseline, rel: str) -> tuple[int, int, int, int] | None:
