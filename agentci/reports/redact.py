@@ -15,7 +15,8 @@
   (the user is kept).
 
 Everything is one compiled regular expression, built once; :meth:`Redactor.redact` is one
-``re.sub`` pass, in linear time (no alternative can rescan a long run of characters from every
+``re.sub`` pass of the alternatives whose literal anchors the text holds (a prefilter: most tool
+output holds none, and is returned after a few substring searches), in linear time (no alternative can rescan a long run of characters from every
 position of it). :meth:`Redactor.redact_patch` redacts a unified diff's added lines only, so the
 patch still applies (see docs/outputs.md). :func:`neutralise_workflow_commands` (re-exported
 from :mod:`agentci.events.workflow_commands`) is the console side: tool output must not be able
@@ -44,21 +45,29 @@ SECRET_NAME = re.compile(
 # Names that match SECRET_NAME but hold locations, not secrets.
 _NOT_SECRET_NAME = re.compile(r"(_SOCK|_PATH|_DIR)$", re.IGNORECASE)
 
-_SHAPES = [
-    r"\bgh[pousr]_[A-Za-z0-9]{30,255}\b",
-    r"\bgithub_pat_[A-Za-z0-9_]{22,255}",
-    r"\bAIza[0-9A-Za-z_\-]{35}",
-    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
-    r"\bxox[abposr]-[A-Za-z0-9-]{10,}",
-    r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{20,}",
-    r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*",
-    r"(?s:-----BEGIN[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----|\Z))",
-]
+# Each shape with the literals one of which every match of it contains (its anchors): a text
+# holding none of a shape's anchors cannot match it, so the shape is left out of that text's
+# pattern (the prefilter of :meth:`Redactor.redact`). An anchor that is a compiled pattern is
+# searched for (the case-insensitive ``authorization``).
+_SHAPES: list[tuple[str, tuple[str | re.Pattern[str], ...]]] = [
+    (r"\bgh[pousr]_[A-Za-z0-9]{30,255}\b", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
+    (r"\bgithub_pat_[A-Za-z0-9_]{22,255}", ("github_pat_",)),
+    (r"\bAIza[0-9A-Za-z_\-]{35}", ("AIza",)),
+    (r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", ("AKIA", "ASIA")),
+    (r"\bxox[abposr]-[A-Za-z0-9-]{10,}", ("xox",)),
+    (r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{20,}", ("sk-",)),
+    (r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*", ("eyJ",)),
+    (r"(?s:-----BEGIN[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----|\Z))",
+     ("-----BEGIN",)),
+]  # fmt: skip
+_AUTHORIZATION = re.compile("(?i:authorization)")
 # Alternatives whose start is kept (a named group ``keep``) and only the rest is masked.
-_KEEP_SHAPES = [
-    r"(?P<keep1>(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@'\"]+:)[^/\s@'\"]+(?=@)",
-    r"(?P<keep2>(?i:\bauthorization\b[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token)\s+))[A-Za-z0-9._~+/=\-]{6,}",
-]
+_KEEP_SHAPES: list[tuple[str, tuple[str | re.Pattern[str], ...]]] = [
+    (r"(?P<keep1>(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@'\"]+:)[^/\s@'\"]+(?=@)",
+     ("://",)),
+    (r"(?P<keep2>(?i:\bauthorization\b[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token)\s+))[A-Za-z0-9._~+/=\-]{6,}",
+     (_AUTHORIZATION,)),
+]  # fmt: skip
 
 
 def secret_names(environ: Mapping[str, str], extra_names: Iterable[str] = ()) -> list[str]:
@@ -81,8 +90,25 @@ class Redactor:
                 if len(candidate) >= MIN_SECRET_LENGTH:
                     found.add(candidate)
         self.values: tuple[str, ...] = tuple(sorted(found, key=lambda v: (-len(v), v)))
-        literal = [_trie_pattern(self.values)] if self.values else []
-        self._pattern = re.compile("|".join(literal + _KEEP_SHAPES + _SHAPES))
+        literal = [(_trie_pattern(self.values), self.values)] if self.values else []
+        # the order of the alternatives is the full pattern's (the keep group names stay)
+        self._parts = literal + _KEEP_SHAPES + _SHAPES
+        self._pattern = re.compile("|".join(p for p, _ in self._parts))
+        # which alternatives never match across a line end (their anchors are all plain text)
+        self._local = tuple(
+            all(isinstance(a, str) and "\n" not in a for a in anchors) and not p.startswith("(?s")
+            for p, anchors in self._parts
+        )
+        self._subsets: dict[tuple[bool, ...], re.Pattern[str] | None] = {}
+
+    def _pattern_for(self, present: tuple[bool, ...]) -> re.Pattern[str] | None:
+        """The alternatives of the full pattern that are ``present``, compiled once per such set
+        (None: none). Dropping an alternative that matches nowhere in a text changes no match of
+        a left-to-right, first-alternative-wins ``re.sub`` on it."""
+        if present not in self._subsets:
+            chosen = [p for (p, _), hit in zip(self._parts, present, strict=True) if hit]
+            self._subsets[present] = re.compile("|".join(chosen)) if chosen else None
+        return self._subsets[present]
 
     @classmethod
     def from_environ(
@@ -94,11 +120,42 @@ class Redactor:
 
     @staticmethod
     def _replace(m: re.Match[str]) -> str:
-        keep = m.group("keep1") or m.group("keep2")
+        groups = m.groupdict()
+        keep = groups.get("keep1") or groups.get("keep2")
         return keep + MASK if keep else MASK
 
     def redact(self, text: str) -> str:
-        """``text`` with every secret replaced by ``***``."""
+        """``text`` with every secret replaced by ``***``.
+
+        A literal prefilter first: only the alternatives whose anchors (a secret value, ``ghp_``,
+        ``AIza``, ``://`` …) occur in ``text`` run, a text with none of them is returned as it is,
+        and when every alternative left matches within one line (no PEM block, no
+        ``Authorization`` header, no multi-line secret), only the lines holding an anchor are
+        searched. The result is the full pattern's (:meth:`redact_full`), in less time."""
+        if not text:
+            return text
+        hits = [
+            [a for a in anchors if (a.search(text) if isinstance(a, re.Pattern) else a in text)]
+            for _, anchors in self._parts
+        ]
+        present = tuple(bool(h) for h in hits)
+        pattern = self._pattern_for(present)
+        if pattern is None:
+            return text
+        if not all(local for local, hit in zip(self._local, present, strict=True) if hit):
+            return pattern.sub(self._replace, text)
+        anchors = [a for h in hits for a in h if isinstance(a, str)]
+        lines = text.split("\n")
+        changed = False
+        for i, line in enumerate(lines):
+            if any(a in line for a in anchors):
+                new = pattern.sub(self._replace, line)
+                if new != line:
+                    lines[i], changed = new, True
+        return "\n".join(lines) if changed else text
+
+    def redact_full(self, text: str) -> str:
+        """``text`` redacted by the whole pattern, without the prefilter (the reference)."""
         if not text:
             return text
         return self._pattern.sub(self._replace, text)
