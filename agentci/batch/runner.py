@@ -54,8 +54,7 @@ from agentci.recipe.schema import Recipe
 from agentci.reports.outdir import prepare_out_dir, release_reserve
 from agentci.reports.redact import Redactor, neutralise_workflow_commands
 from agentci.reports.report import RunReport, TaskReport
-from agentci.run.delivery import Delivery
-from agentci.run.runner import Runner, finish_run, new_run_id
+from agentci.run.runner import Runner, delivery_for, finish_run, new_run_id
 from agentci.run.task import RunSettings
 from agentci.workspace import ensure_git
 
@@ -211,7 +210,7 @@ class BatchRunner:
         )
         # the task works where the isolated recipe says (its spec was planned from the recipe as written)
         plan = dataclasses.replace(task.plan, out_dir=out, workspace=recipe.workspace)
-        delivery = Delivery.for_run(settings, skip_if_proposed=self.skip_if_proposed)
+        delivery = delivery_for(settings, skip_if_proposed=self.skip_if_proposed)
         runner = Runner(settings, [plan], out_dir=out, emitter=emitter, redactor=self.redactor,
                         delivery=delivery)  # fmt: skip
         self.running[task.key] = runner

@@ -79,12 +79,27 @@ def _reserve_std_fds() -> None:
 RUNS_A_RECIPE = ("run", "batch", "pre-commit")
 
 
+def _load_command(argv: list[str]) -> None:
+    """Import the named command's module with the garbage collector off, then freeze what the
+    imports made: start-up allocates hundreds of thousands of long-lived objects (classes,
+    schemas), and collections that walk them again and again cost about a tenth of a short
+    command's time. Frozen objects are left out of every later collection."""
+    gc.disable()
+    try:
+        if len(argv) > 1 and argv[1] in COMMANDS:
+            importlib.import_module(COMMANDS[argv[1]][0])
+    finally:
+        gc.freeze()
+        gc.enable()
+
+
 def main() -> None:
     """Entry point of the ``agentci`` console script."""
     _reserve_std_fds()
     # a signal in the first moments: exit 130 / 143, after a run's outputs (agentci.run.early)
     early.install(remember=len(sys.argv) > 1 and sys.argv[1] in RUNS_A_RECIPE)
     try:
+        _load_command(sys.argv)
         cli(prog_name="agentci")
     except EarlySignal as sig:
         print(f"agentci: cancelled by {sig.signal_name}", file=sys.stderr)

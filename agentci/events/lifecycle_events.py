@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from agentci.events.envelope import EventBase
 
@@ -26,6 +26,8 @@ class RunStarted(EventBase):
 
 class ContextFileInfo(BaseModel):
     """A project context file as loaded: workspace-relative path, bytes sent, cut or not."""
+
+    model_config = ConfigDict(defer_build=True)  # built on first use
 
     path: str
     bytes: int

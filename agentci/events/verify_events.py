@@ -12,7 +12,7 @@ from agentci.events.envelope import EventBase
 class VerifyTest(BaseModel):
     """One test as verify saw it."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # built on first use
 
     id: str
     outcome: Literal["passed", "failed", "error", "skipped"]
@@ -23,7 +23,7 @@ class VerifyLocation(BaseModel):
     """A failure the verify command reported at a place of the workspace: a failed test's
     traceback line, a linter's diagnostic (agentci.verify.locations)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # built on first use
 
     file: str
     line: int

@@ -119,6 +119,7 @@ def run_hook(opts: HookOptions) -> int:
             quiet=opts.quiet,
             limit_plans=lambda plans: limit_to_files(plans, files),
             key_when_needed=True,
+            optional=frozenset(),  # a hook's outputs are read by the hook: no page, no SARIF
         )
     )
     if code == 2 and _needs_a_key(path):

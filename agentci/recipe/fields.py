@@ -20,4 +20,4 @@ Price = Annotated[float, Field(ge=0, le=MAX_USD)]
 class Strict(BaseModel):
     """A recipe section: unknown keys and NaN/infinite numbers are errors."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, defer_build=True)

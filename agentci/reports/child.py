@@ -29,15 +29,22 @@ from pathlib import Path
 from agentci.reports.atomic import TEMP_MARKER
 from agentci.reports.redact import Redactor
 from agentci.reports.report import RunReport
-from agentci.reports.writer import write_outputs
+from agentci.reports.writer import OPTIONAL_OUTPUTS, write_outputs
 
 
-def _child(write_fd: int, out_dir: Path, run: RunReport, patches: dict[str, str], rd: Redactor):  # noqa: ANN202 - never returns
+def _child(  # noqa: ANN202 - never returns
+    write_fd: int,
+    out_dir: Path,
+    run: RunReport,
+    patches: dict[str, str],
+    rd: Redactor,
+    optional: frozenset[str],
+):
     code = 0
     try:
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, signal.SIG_DFL)  # the parent decides; a signal just ends the child
-        failed = write_outputs(out_dir, run, patches, rd)
+        failed = write_outputs(out_dir, run, patches, rd, optional=optional)
         os.write(write_fd, json.dumps(failed).encode("utf-8"))
     except BaseException:  # noqa: BLE001 - the parent reports what is missing
         code = 70
@@ -45,18 +52,26 @@ def _child(write_fd: int, out_dir: Path, run: RunReport, patches: dict[str, str]
 
 
 async def write_outputs_in_child(
-    out_dir: Path, run: RunReport, patches: dict[str, str], redactor: Redactor
+    out_dir: Path,
+    run: RunReport,
+    patches: dict[str, str],
+    redactor: Redactor,
+    optional: frozenset[str] = OPTIONAL_OUTPUTS,
 ) -> list[str]:
     """:func:`write_outputs` in a child process; cancelling the await kills the child."""
     if threading.active_count() > 1:
-        return await _in_new_interpreter(out_dir, run, patches, redactor)
-    return await _in_fork(out_dir, run, patches, redactor)
+        return await _in_new_interpreter(out_dir, run, patches, redactor, optional)
+    return await _in_fork(out_dir, run, patches, redactor, optional)
 
 
 async def _in_new_interpreter(
-    out_dir: Path, run: RunReport, patches: dict[str, str], redactor: Redactor
+    out_dir: Path,
+    run: RunReport,
+    patches: dict[str, str],
+    redactor: Redactor,
+    optional: frozenset[str],
 ) -> list[str]:
-    data = pickle.dumps((out_dir, run, patches, redactor))
+    data = pickle.dumps((out_dir, run, patches, redactor, optional))
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-I", "-m", "agentci.reports.child",
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
@@ -79,19 +94,23 @@ async def _in_new_interpreter(
 
 def main() -> None:
     """The new interpreter's side: the pickled report on stdin, the JSON list on stdout."""
-    out_dir, run, patches, redactor = pickle.loads(sys.stdin.buffer.read())  # noqa: S301 - our parent's
-    _child(sys.stdout.fileno(), out_dir, run, patches, redactor)
+    out_dir, run, patches, redactor, optional = pickle.loads(sys.stdin.buffer.read())  # noqa: S301 - our parent's
+    _child(sys.stdout.fileno(), out_dir, run, patches, redactor, optional)
 
 
 async def _in_fork(
-    out_dir: Path, run: RunReport, patches: dict[str, str], redactor: Redactor
+    out_dir: Path,
+    run: RunReport,
+    patches: dict[str, str],
+    redactor: Redactor,
+    optional: frozenset[str],
 ) -> list[str]:
     loop = asyncio.get_running_loop()
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(read_fd)
-        _child(write_fd, out_dir, run, patches, redactor)
+        _child(write_fd, out_dir, run, patches, redactor, optional)
     os.close(write_fd)
     done: asyncio.Future[bytes] = loop.create_future()
     chunks: list[bytes] = []

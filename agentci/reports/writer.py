@@ -35,7 +35,6 @@ from agentci.events.verify_events import VerifyResult
 from agentci.outcome import Status
 from agentci.reports.atomic import write_text_atomic
 from agentci.reports.folders import task_dir_name
-from agentci.reports.html_report import render_run_html
 from agentci.reports.junit import render_junit
 from agentci.reports.outdir import release_reserve
 from agentci.reports.redact import Redactor
@@ -45,6 +44,10 @@ from agentci.reports.sarif import has_locations, render_sarif
 from agentci.reports.summary import render_summary
 
 log = logging.getLogger("agentci.reports")
+
+#: The outputs a run writes only when asked (all of them unless the command says otherwise:
+#: ``agentci pre-commit`` writes neither).
+OPTIONAL_OUTPUTS = frozenset({"report.html", "sarif.json"})
 
 #: The reason of a run whose outputs could not all be written (``internal_error``, 70).
 UNWRITTEN = "writing outputs failed: "
@@ -131,6 +134,7 @@ def write_outputs(
     redactor: Redactor,
     *,
     step_summary: bool = True,
+    optional: frozenset[str] = OPTIONAL_OUTPUTS,
 ) -> list[str]:
     """Write patch(es), junit.xml, result.json, output.json (when a task handed in a
     structured answer), summary.md and report.html into ``out_dir`` (report.html reads the
@@ -138,7 +142,8 @@ def write_outputs(
     be written (empty when all were). A patch that could not be written makes result.json and
     summary.md say ``internal_error`` (70), as the runner then does. ``patches=None`` leaves
     the patch files as they are; ``step_summary=False`` does not append to
-    ``$GITHUB_STEP_SUMMARY`` (a rewrite)."""
+    ``$GITHUB_STEP_SUMMARY`` (a rewrite). ``optional`` names the :data:`OPTIONAL_OUTPUTS`
+    to write (report.html is neither rendered nor its modules imported when it is left out)."""
     out_dir = Path(out_dir)
     failed: list[str | None] = []
     release_reserve(out_dir)  # the space kept for these files
@@ -231,16 +236,17 @@ def write_outputs(
             redactor,
         )
     )
-    failed.append(
-        _safely(
-            "report.html",
-            out_dir / "report.html",
-            lambda: _report_html(out_dir, safe_run, patches, redactor),
-            _minimal_html(status, run.exit_code),
-            redactor,
+    if "report.html" in optional:
+        failed.append(
+            _safely(
+                "report.html",
+                out_dir / "report.html",
+                lambda: _report_html(out_dir, safe_run, patches, redactor),
+                _minimal_html(status, run.exit_code),
+                redactor,
+            )
         )
-    )
-    if has_locations(safe_run):
+    if "sarif.json" in optional and has_locations(safe_run):
         failed.append(
             _safely(
                 "sarif.json",
@@ -259,6 +265,9 @@ def write_outputs(
 def _report_html(
     out_dir: Path, run: RunReport, patches: dict[str, str] | None, redactor: Redactor
 ) -> str:
+    # deferred: the page's renderer (jinja2 templates, markdown-it) loads only when it is written
+    from agentci.reports.html_report import render_run_html
+
     return render_run_html(out_dir, run, patches, redactor)
 
 

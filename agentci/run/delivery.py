@@ -49,13 +49,6 @@ class Delivery:
             self.directory = workspace.relative_to(self.repo.top.resolve()).as_posix()
         self.bases: dict[str, str] = {}
 
-    @classmethod
-    def for_run(cls, settings: RunSettings, *, skip_if_proposed: bool) -> Delivery | None:
-        """A Delivery when the recipe or the command line asks for one."""
-        if settings.recipe.outputs.branch is None and not skip_if_proposed:
-            return None
-        return cls(settings, skip_if_proposed=skip_if_proposed)
-
     def key(self, plan: TaskSpec) -> str:
         return f"{self.settings.recipe.name}/{plan.name}"
 

@@ -39,11 +39,11 @@ from agentci.recipe.prompt_recipe import RecipeFields, recipe_label
 from agentci.reports.outdir import prepare_out_dir
 from agentci.reports.redact import Redactor, neutralise_workflow_commands
 from agentci.reports.report import RunReport, TaskReport
+from agentci.reports.writer import OPTIONAL_OUTPUTS
 from agentci.run import early
 from agentci.run.crash import crash_exit
-from agentci.run.delivery import Delivery
 from agentci.run.preflight import check_recipe
-from agentci.run.runner import Runner, finish_run, new_run_id
+from agentci.run.runner import Runner, delivery_for, finish_run, new_run_id
 from agentci.run.secret_vars import secret_vars
 from agentci.run.task import RunSettings
 from agentci.run.workers import LoopWorkers
@@ -71,6 +71,7 @@ class LaunchOptions:
     answer_to_stdout: bool = False  # --prompt: the final answer on stdout, all else stderr
     key_when_needed: bool = False  # pre-commit: a missing API key matters only once the
     # baseline verify fails and the model is needed; otherwise it is refused before anything runs
+    optional: frozenset[str] = OPTIONAL_OUTPUTS  # report.html, sarif.json (pre-commit: neither)
 
 
 def _sinks(
@@ -161,9 +162,15 @@ def _launch(opts: LaunchOptions) -> int:
         redactor=redactor,
     )
 
-    delivery = Delivery.for_run(settings, skip_if_proposed=opts.skip_if_proposed)
+    delivery = delivery_for(settings, skip_if_proposed=opts.skip_if_proposed)
     runner = Runner(
-        settings, plans, out_dir=out_dir, emitter=emitter, redactor=redactor, delivery=delivery
+        settings,
+        plans,
+        out_dir=out_dir,
+        emitter=emitter,
+        redactor=redactor,
+        delivery=delivery,
+        optional=opts.optional,
     )
 
     def leave_now(report: RunReport) -> None:
@@ -183,7 +190,8 @@ def _launch(opts: LaunchOptions) -> int:
     finally:
         emitter.close()
     if not opts.quiet:
-        tell(f"agentci: outputs in {shown_path(out_dir)}/ (summary.md, patch.diff, report.html, …)")
+        first = "report.html" if "report.html" in opts.optional else "result.json"
+        tell(f"agentci: outputs in {shown_path(out_dir)}/ (summary.md, patch.diff, {first}, …)")
     if opts.record is not None and not opts.quiet:
         tell(_replay_hint(opts.record, opts.recipe, len(plans)))
     _quiet_failure_line(opts, report, redactor)

@@ -17,6 +17,7 @@ import functools
 import time
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentci import __version__
 from agentci.events import types as ev
@@ -26,17 +27,30 @@ from agentci.outcome import Status, exit_code_for, run_outcome
 from agentci.reports.child import write_outputs_in_child
 from agentci.reports.redact import Redactor
 from agentci.reports.report import RunReport, TaskReport
-from agentci.reports.writer import UNWRITTEN, write_outputs
-from agentci.run.delivery import Delivery
+from agentci.reports.writer import OPTIONAL_OUTPUTS, UNWRITTEN, write_outputs
 from agentci.run.task import RunSettings, TaskRun
 from agentci.run.workers import LoopWorkers
 from agentci.spec import TaskSpec
 from agentci.usage import total
 
+if TYPE_CHECKING:
+    from agentci.run.delivery import Delivery
+
 
 def new_run_id() -> str:
     """A short unique id for a run."""
     return uuid.uuid4().hex[:12]
+
+
+def delivery_for(settings: RunSettings, *, skip_if_proposed: bool) -> Delivery | None:
+    """The run's :class:`~agentci.run.delivery.Delivery` when the recipe (``outputs.branch``)
+    or the command line (``--skip-if-proposed``) asks for one, else None."""
+    if settings.recipe.outputs.branch is None and not skip_if_proposed:
+        return None
+    # deferred: branches and their git plumbing load only for a run that delivers to one
+    from agentci.run.delivery import Delivery
+
+    return Delivery(settings, skip_if_proposed=skip_if_proposed)
 
 
 class Runner:
@@ -51,8 +65,10 @@ class Runner:
         emitter: Emitter,
         redactor: Redactor,
         delivery: Delivery | None = None,
+        optional: frozenset[str] = OPTIONAL_OUTPUTS,
     ) -> None:
         self.settings = settings
+        self.optional = optional  # report.html, sarif.json: written only when named here
         self.delivery = delivery  # outputs.branch, --skip-if-proposed (run/delivery.py)
         self.plans = plans
         self.out_dir = out_dir
@@ -152,7 +168,9 @@ class Runner:
         if self.workers is not None:  # so the writer can fork (agentci/run/workers.py)
             await self.workers.retire()
         before = self.signal_name  # a signal the run has already ended on (and reported)
-        self._writing = asyncio.ensure_future(write_outputs_in_child(out, report, patches, rd))
+        self._writing = asyncio.ensure_future(
+            write_outputs_in_child(out, report, patches, rd, self.optional)
+        )
         try:
             failed = await self._writing
             if before is None and self.signal_name is not None:  # it ended the writer first
@@ -164,13 +182,15 @@ class Runner:
             report.exit_code = exit_code_for(Status.cancelled, signal_name=self.signal_name)
             report.reason = f"cancelled by {self.signal_name} while the outputs were written"
             self.emitter.emit(ev.UserCancelled(signal=self.signal_name))
-            failed = write_outputs(out, report, None, rd, step_summary=False)
+            failed = write_outputs(
+                out, report, None, rd, step_summary=False, optional=self.optional
+            )
         finally:
             self._writing = None
         if failed and report.status is not Status.cancelled:
             _mark_unwritten(report, failed, self.emitter)
             with contextlib.suppress(Exception):
-                write_outputs(out, report, None, rd, step_summary=False)
+                write_outputs(out, report, None, rd, step_summary=False, optional=self.optional)
         self.committed = True
         self.emitter.emit(_run_finished(report))
 
