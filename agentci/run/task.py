@@ -18,14 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentci.change.patch import ChangeTracker, worktree_base
-from agentci.context.loop_detection import LoopDetector
 from agentci.errors import InvalidInput, StopRun
 from agentci.events import types as ev
 from agentci.hooks.runner import HookRunner
 from agentci.loop.budget import BudgetTracker
-from agentci.loop.chat import Chat
 from agentci.loop.ledger import open_ledger
-from agentci.loop.session import Session
 from agentci.loop.state import State
 from agentci.outcome import Status
 from agentci.policy.env import child_env
@@ -35,24 +32,22 @@ from agentci.policy.sandbox import check_sandbox_mode
 from agentci.reports.outdir import lock_workspace, refuse_inside_workspace
 from agentci.reports.report import TaskReport
 from agentci.run.plan import render_prompt
-from agentci.run.prompting import task_context, task_system, task_tools
+from agentci.run.prompting import task_context, task_tools
 from agentci.run.settings import RunSettings
 from agentci.run.task_finish import finish, stop_event
 from agentci.run.task_mcp import mcp_servers
-from agentci.run.task_model import close_provider, price_fn, task_provider
 from agentci.run.task_sandbox import TaskSandboxes
 from agentci.run.verify_stage import ChangeCheck
 from agentci.spec import TaskSpec
 from agentci.tools.base import ToolContext
 from agentci.tools.pick_engine import default_engine
-from agentci.tools.scheduler import Scheduler
 from agentci.tools.truncation import SavedOutputs
 from agentci.verify.kept import keep_ignored
 from agentci.workspace import prepare_workspace
 
 if TYPE_CHECKING:
     from agentci.change.change import Change, Patch
-    from agentci.providers.base import Provider
+    from agentci.loop.session import Session
 
 Emit = Callable[[ev.Event], object]
 
@@ -80,7 +75,7 @@ class TaskRun:
         self.check: ChangeCheck | None = None  # verify + guards (agentci/verify), once ready
         self.first = True
         self.sandboxes = TaskSandboxes(plan, settings.recipe_path, emit)
-        self.providers: list[Provider] = []  # closed at the end (--record's cassette)
+        self.closers: list[Callable[[], None]] = []  # at the end: the provider (--record)
         self.budget = BudgetTracker(
             plan.budget,
             total=settings.totals,
@@ -146,8 +141,8 @@ class TaskRun:
             self._started("")  # the task ended before its prompt was rendered
             await self._finish(report, int((time.monotonic() - started) * 1000))
             self.finished = report  # reported: a crash in the cleanup below keeps it
-            for provider in self.providers:
-                close_provider(provider)
+            for close in self.closers:
+                close()
             self.sandboxes.cleanup()
             if workspace is not None:
                 workspace.cleanup()
@@ -239,21 +234,11 @@ class TaskRun:
         def session() -> Session:
             """Built once the baseline verify has failed: only then is the model needed (a
             missing key does not stop a run whose work is already done)."""
-            provider = task_provider(plan, self.settings)
-            self.providers.append(provider)
-            return Session(
-                chat=Chat(provider, plan.model),
-                scheduler=Scheduler(tools, policy, ctx, hooks if hooks else None),
-                tools=[t.spec() for t in tools.values()],
-                system=task_system(plan, workspace, tools),
-                model=plan.model,
-                budget=self.budget,
-                price=price_fn(plan),
-                state=self.state,
-                context=plan.context,
-                loops=LoopDetector(plan.loop_detection),
-                answer=answer,
-            )
+            # deferred: the provider's SDK and the agent loop load only when the model is needed
+            from agentci.run.task_session import new_session
+
+            return new_session(self, workspace=workspace, tools=tools, policy=policy, ctx=ctx,
+                               hooks=hooks, answer=answer)  # fmt: skip
 
         redactor, emit = self.settings.redactor, self.emit
         async with mcp_servers(plan, workspace=workspace, env=env, sandbox=sandbox, tools=tools,
