@@ -20,4 +20,5 @@ Price = Annotated[float, Field(ge=0, le=MAX_USD)]
 class Strict(BaseModel):
     """A recipe section: unknown keys and NaN/infinite numbers are errors."""
 
+    # defer_build: validators are built when a recipe is first validated, not at import
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False, defer_build=True)
