@@ -1,0 +1,93 @@
+"""``agentci pre-commit`` on files that already pass loads only what that answer needs: no model
+SDK, no agent loop, no delivery, no HTML report, and only the event models it emits; and it
+writes no report.html or sarif.json (docs/outputs.md)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from precommit_project import FILES
+
+from agentci.testing.repo import commit_repo
+
+#: ``agentci pre-commit other.py`` as the console script runs it, then what it had loaded.
+HOOK_THEN_MODULES = """\
+import json, sys
+sys.argv = ["agentci", "pre-commit", "other.py"]
+from agentci.cli import main
+try:
+    main()
+except SystemExit as end:
+    code = end.code
+from agentci.events import types as ev
+from typing import get_args
+built = sorted(
+    m.model_fields["type"].default
+    for m in get_args(get_args(ev.Event)[0])
+    if m.__pydantic_complete__
+)
+print(json.dumps({"code": code, "modules": sorted(sys.modules), "built": built}))
+"""
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("lean") / "project"
+    commit_repo(root, FILES)
+    return root
+
+
+@pytest.fixture(scope="module")
+def clean_hook(project: Path) -> dict:
+    """The hook run once on a file that passes; the modules and event models it loaded."""
+    done = subprocess.run(
+        [sys.executable, "-c", HOOK_THEN_MODULES],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen["code"] == 0, done.stderr
+    return seen
+
+
+#: What a file that passes never needs.
+NOT_NEEDED = [
+    "google.genai",  # the model's SDKs: the model is not called
+    "openai",
+    "agentci.loop.session",  # the agent loop and its tools
+    "agentci.tools.scheduler",
+    "agentci.run.delivery",  # outputs.branch / --skip-if-proposed: not asked for
+    "agentci.reports.html_report",  # report.html: the hook does not write it
+    "markdown_it",
+]
+
+
+def test_a_clean_file_loads_no_sdk_agent_loop_delivery_or_html_report(clean_hook: dict):
+    assert [m for m in NOT_NEEDED if m in clean_hook["modules"]] == []
+
+
+def test_a_clean_file_builds_only_the_event_models_it_emits(clean_hook: dict, project: Path):
+    log = (project / ".agentci/pre-commit-out/events.jsonl").read_text().splitlines()
+    emitted = sorted({json.loads(line)["type"] for line in log})
+    assert emitted == ["run_finished", "run_started", "task_finished", "task_started",
+                       "verify_result"]  # fmt: skip
+    assert clean_hook["built"] == emitted
+
+
+def test_the_hook_writes_no_report_html_or_sarif(clean_hook: dict, project: Path) -> None:
+    out = project / ".agentci/pre-commit-out"
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == [
+        "events.jsonl",
+        "junit.xml",
+        "patch.diff",
+        "result.json",
+        "summary.md",
+    ]
