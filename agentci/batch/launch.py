@@ -33,6 +33,7 @@ from agentci.reports.redact import Redactor, neutralise_workflow_commands
 from agentci.run import early
 from agentci.run.crash import crash_exit
 from agentci.run.secret_vars import secret_vars
+from agentci.run.tracing import batch_trace, check_tracing
 
 
 @dataclass
@@ -49,6 +50,7 @@ class BatchOptions:
     budget_overrides: dict[str, Any] = field(default_factory=dict)
     verbose: bool = False
     quiet: bool = False
+    otel: bool = False  # OpenTelemetry spans (also on with OTEL_EXPORTER_OTLP_ENDPOINT)
 
 
 def launch_batch(opts: BatchOptions) -> int:
@@ -73,6 +75,7 @@ def _launch(opts: BatchOptions) -> int:
         tasks = load_tasks(opts.recipes, opts.params, opts.budget_overrides)
         if opts.shard is not None:
             tasks = select_shard(tasks, opts.shard)
+        check_tracing(opts.otel)  # --otel without the extra: refused like any bad flag
         out_dir = prepare_out_dir(opts.out_dir or _default_out(opts.recipes), reserve=True)
     except (InvalidInput, OSError) as err:
         for line in redactor.redact(str(err)).splitlines() or [""]:
@@ -86,6 +89,8 @@ def _launch(opts: BatchOptions) -> int:
     def sanitize(text: str) -> str:
         return neutralise_workflow_commands(redactor.redact(text))
 
+    recipe_names = list(dict.fromkeys(t.recipe.name for t in tasks))
+    trace: Any = batch_trace(redactor.redact, recipe_names, len(tasks), flag=opts.otel)
     board = Board([t.key for t in tasks], mode=console_mode(sys.stderr, quiet=opts.quiet),
                   sanitize=sanitize, verbose=opts.verbose)  # fmt: skip
     batch = BatchRunner(
@@ -97,6 +102,7 @@ def _launch(opts: BatchOptions) -> int:
         base_dir=Path.cwd(),
         fail_fast=opts.fail_fast,
         skip_if_proposed=opts.skip_if_proposed,
+        trace=trace,
     )
     if not opts.quiet:
         for note in batch.notes:
@@ -105,11 +111,17 @@ def _launch(opts: BatchOptions) -> int:
     step_summary = os.environ.pop("GITHUB_STEP_SUMMARY", None)
     try:
         result = asyncio.run(_run_with_signals(batch))
+    except Exception:
+        if trace is not None:  # a bug: the spans so far are still exported
+            trace.finish("internal_error", 70, "a bug in agentci")
+        raise
     finally:
         board.close()
         if step_summary is not None:
             os.environ["GITHUB_STEP_SUMMARY"] = step_summary
     code = int(result["exit_code"])
+    if trace is not None:  # the run span ends; what is left is exported (bounded)
+        trace.finish(str(result["status"]), code, str(result.get("reason") or ""))
     if step_summary:
         with contextlib.suppress(OSError):
             text = (out_dir / "summary.md").read_text(encoding="utf-8")

@@ -103,6 +103,7 @@ class BatchRunner:
         base_dir: Path,
         fail_fast: bool = False,
         skip_if_proposed: bool = False,
+        trace: Any = None,
     ) -> None:
         self.tasks = tasks
         self.out_dir = out_dir
@@ -112,6 +113,7 @@ class BatchRunner:
         self.base_dir = base_dir
         self.fail_fast = fail_fast
         self.skip_if_proposed = skip_if_proposed
+        self.trace = trace  # agentci.events.otel.BatchTrace: one run span, a task span each
         self.recipes, self.notes = isolate(tasks, base_dir)
         self.totals = {
             name: RunTotals(r.budget.total)
@@ -164,6 +166,8 @@ class BatchRunner:
                                  self.board.sink(task.key)]  # fmt: skip
             if self.board.mode == "github":
                 sinks.append(self._annotations())
+            if self.trace is not None:
+                sinks.append(self.trace.task_sink())
             emitter = Emitter(new_run_id(), sinks)
             try:
                 if self.signal_name is not None:

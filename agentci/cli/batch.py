@@ -37,6 +37,12 @@ from agentci.cli.options import budget_options, parameter_options
 @budget_options("Override budget.max_wall_seconds (per task).")
 @click.option("-v", "--verbose", is_flag=True, help="Show turns, thoughts and allowed calls.")
 @click.option("-q", "--quiet", is_flag=True, help="No console view; a failure prints one line.")
+@click.option(
+    "--otel",
+    is_flag=True,
+    help="Export OpenTelemetry spans: one run span, a task span per task (on by itself when "
+    "OTEL_EXPORTER_OTLP_ENDPOINT is set; needs pip install 'agentci-runner[otel]').",
+)
 def batch_command(
     recipes: tuple[Path, ...],
     params: tuple[str, ...],
@@ -47,6 +53,7 @@ def batch_command(
     budget: dict[str, float],
     verbose: bool,
     quiet: bool,
+    otel: bool,
 ) -> None:
     """Run every task of every RECIPE, --jobs at a time, each in its own workspace (tasks that
     share one get their own git worktree). Writes each task's outputs in <out>/<recipe>/<task>/
@@ -64,6 +71,7 @@ def batch_command(
                 budget_overrides=budget,
                 verbose=verbose,
                 quiet=quiet,
+                otel=otel,
             )
         )
     )

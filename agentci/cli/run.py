@@ -102,7 +102,7 @@ from agentci.run.launch import LaunchOptions, launch
     "--otel",
     is_flag=True,
     help="Export OpenTelemetry spans of the run (on by itself when OTEL_EXPORTER_OTLP_ENDPOINT "
-    "is set; needs agentci[otel]).",
+    "is set; needs pip install 'agentci-runner[otel]').",
 )
 def run_command(
     recipe: Path | None,
@@ -153,7 +153,7 @@ def run_command(
             raise fail("--shard runs a shard of a RECIPE as it is: without --prompt and the flags")
 
         run_shard(recipe, shard, params, out_dir, workspace, output_format, record, budget,
-                  skip_if_proposed=skip_if_proposed, verbose=verbose, quiet=quiet)  # fmt: skip
+                  skip_if_proposed=skip_if_proposed, verbose=verbose, quiet=quiet, otel=otel)  # fmt: skip
     code = launch(
         LaunchOptions(
             recipe=recipe,

@@ -22,6 +22,7 @@ def run_shard(
     skip_if_proposed: bool,
     verbose: bool,
     quiet: bool,
+    otel: bool = False,
 ) -> NoReturn:
     """Run the tasks of shard ``shard`` one after another, as ``agentci batch --jobs 1`` over
     them would (each task's outputs in <out>/<recipe>/<task>/, merged files in <out>)."""
@@ -47,6 +48,7 @@ def run_shard(
                 budget_overrides=overrides,
                 verbose=verbose,
                 quiet=quiet,
+                otel=otel,
             )
         )
     )

@@ -1,29 +1,31 @@
-"""OpenTelemetry traces of a run, built from its events (the optional extra ``agentci[otel]``).
+"""OpenTelemetry traces of a run, built from its events (the optional extra ``agentci-runner[otel]``).
 
 On when ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set or ``agentci run --otel``: spans
 run → task → turn → model call / tool call, and verify and hook spans under their task, with
-``gen_ai.*`` attributes (model, token usage, tool name and call id). With ``TRACEPARENT`` in the
-environment the run span is a child of that trace. Every string attribute goes through the
-run's redactor. Spans are exported with OTLP over HTTP (the standard ``OTEL_*`` variables
-configure it); a tracer provider the process has already installed is used as it is.
+``gen_ai.*`` attributes (model, token usage, tool name and call id). Errors, warnings and
+retries are span events on the innermost open span of their task. With ``TRACEPARENT`` in the
+environment the run span is a child of that trace. Every string that is exported — span names,
+attributes, event attributes, status descriptions — goes through the run's redactor. Where the
+spans go, and how the end waits for them: :mod:`agentci.events.otel_export`.
+
+In ``agentci batch`` every task has its own sink, all under the batch's one run span
+(:class:`BatchTrace`): the tasks run concurrently in one event loop, so each sink keeps its own
+open spans and only the tracer is shared.
 
 This module imports opentelemetry; nothing imports it unless tracing is on.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from opentelemetry import trace
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.trace import Span, Status, StatusCode
-from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 from agentci.events import types as ev
+from agentci.events.otel_export import Tracing
+from agentci.events.sinks import utc_now
 
 
 def _ns(ts: str) -> int | None:
@@ -34,42 +36,39 @@ def _ns(ts: str) -> int | None:
 
 
 class OtelSink:
-    """An event sink that turns a run's events into spans (see the module docstring)."""
+    """An event sink that turns a run's events into spans (see the module docstring).
 
-    def __init__(self, redact: Callable[[str], str]) -> None:
+    ``tracing`` and ``run_span`` are a batch's: this sink's task spans go under ``run_span``
+    and the task's own ``run_started`` / ``run_finished`` are the batch's business."""
+
+    def __init__(
+        self,
+        redact: Callable[[str], str],
+        tracing: Tracing | None = None,
+        run_span: Span | None = None,
+    ) -> None:
         self._redact = redact
-        current = trace.get_tracer_provider()
-        self._own: TracerProvider | None = None
-        if not isinstance(current, TracerProvider):
-            # deferred: the OTLP exporter is needed only when no tracer provider is installed
-            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-
-            self._own = TracerProvider()
-            self._own.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
-            current = self._own
-        self._tracer = current.get_tracer("agentci")
-        self._run: Span | None = None
+        self._owns_tracing = tracing is None
+        self._tracing = tracing or Tracing()
+        self._in_batch = run_span is not None
+        self._run: Span | None = run_span
         self._tasks: dict[str, Span] = {}
         self._turns: dict[str, Span] = {}
         self._models: dict[str, Span] = {}
         self._tools: dict[str, Span] = {}
 
+    def _clean(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self._redact(value)
+        if isinstance(value, (list, tuple)):
+            return [self._clean(v) for v in value]
+        return value
+
     def _attrs(self, values: dict[str, Any]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for key, value in values.items():
-            if value is None:
-                continue
-            out[key] = self._redact(value) if isinstance(value, str) else value
-        return out
+        return {k: self._clean(v) for k, v in values.items() if v is not None}
 
     def _start(self, name: str, parent: Span | None, event: ev.Event, **attrs: Any) -> Span:
-        ctx = trace.set_span_in_context(parent) if parent is not None else None
-        if parent is None:
-            carrier = {"traceparent": os.environ.get("TRACEPARENT", "")}
-            ctx = TraceContextTextMapPropagator().extract(carrier)
-        return self._tracer.start_span(
-            name, context=ctx, attributes=self._attrs(attrs), start_time=_ns(event.ts)
-        )
+        return self._tracing.start(self._redact(name), parent, self._attrs(attrs), _ns(event.ts))
 
     def _end(self, span: Span | None, event: ev.Event, error: str = "") -> None:
         if span is None:
@@ -81,11 +80,23 @@ class OtelSink:
     def _parent(self, task: str) -> Span | None:
         return self._tasks.get(task) or self._run
 
+    def _innermost(self, event: ev.Event) -> Span:
+        """The open span an event of its task belongs to (a run that never started, e.g.
+        refused input, gets its run span now)."""
+        t = event.task
+        span = self._models.get(t) or self._turns.get(t) or self._parent(t)
+        if span is None:
+            span = self._run = self._start("agentci.run", None, event)
+        return span
+
+    def _add_event(self, name: str, event: ev.Event, **attrs: Any) -> None:
+        self._innermost(event).add_event(name, self._attrs(attrs), timestamp=_ns(event.ts))
+
     def write(self, event: ev.Event) -> None:
         """Start or end the spans ``event`` marks."""
         t = event.task
         match event:
-            case ev.RunStarted():
+            case ev.RunStarted() if not self._in_batch:
                 self._run = self._start(
                     "agentci.run", None, event, **{"agentci.recipe": event.recipe_name}
                 )
@@ -128,29 +139,64 @@ class OtelSink:
                 self._end(span, event)
             case ev.HookResult():
                 span = self._start("agentci.hook", self._parent(t), event, **{
-                    "agentci.hook": event.hook, "agentci.hook.exit_code": event.exit_code})  # fmt: skip
+                    "agentci.hook": event.hook, "agentci.hook.exit_code": event.exit_code,
+                    "agentci.hook.decision": event.decision,
+                    "agentci.hook.reason": event.reason or None})  # fmt: skip
                 self._end(span, event)
+            case ev.Error():
+                self._add_event("agentci.error", event, **{
+                    "agentci.error.kind": event.kind, "agentci.error.message": event.message})  # fmt: skip
+            case ev.WarningEvent():
+                self._add_event("agentci.warning", event, **{
+                    "agentci.warning.kind": event.kind,
+                    "agentci.warning.message": event.message})  # fmt: skip
+            case ev.Retry():
+                self._add_event("agentci.retry", event, **{
+                    "agentci.retry.attempt": event.attempt,
+                    "agentci.retry.reason": event.reason})  # fmt: skip
             case ev.TaskFinished():
                 for table in (self._models, self._turns):
                     self._end(table.pop(t, None), event)
                 span = self._tasks.pop(t, None)
                 if span is not None:
                     span.set_attribute("agentci.status", event.status)
+                    span.set_attribute("agentci.exit_code", event.exit_code)
                 self._end(span, event, event.reason if event.exit_code else "")
-            case ev.RunFinished():
-                if self._run is not None:
-                    self._run.set_attribute("agentci.status", event.status)
-                self._end(self._run, event, event.reason if event.exit_code else "")
+            case ev.RunFinished() if not self._in_batch:
+                if self._run is None:  # a run refused before it started
+                    self._run = self._start("agentci.run", None, event)
+                run = self._run
+                run.set_attribute("agentci.status", event.status)
+                run.set_attribute("agentci.exit_code", event.exit_code)
+                self._end(run, event, event.reason if event.exit_code else "")
                 self._run = None
             case _:
                 pass
 
     def close(self) -> None:
-        """Export what is left (a provider agentci created is shut down)."""
-        if self._own is not None:
-            self._own.shutdown()
-        else:
-            provider = trace.get_tracer_provider()
-            flush = getattr(provider, "force_flush", None)
-            if flush is not None:
-                flush()
+        """Export what is left (a batch's tracing is closed by the batch)."""
+        if self._owns_tracing:
+            self._tracing.close()
+
+
+class BatchTrace:
+    """The spans of ``agentci batch``: one run span, and a sink per task under it."""
+
+    def __init__(self, redact: Callable[[str], str], recipes: list[str], tasks: int) -> None:
+        self._redact = redact
+        self._tracing = Tracing()
+        attrs = {"agentci.recipe": [redact(r) for r in recipes], "agentci.batch.tasks": tasks}
+        self._run = self._tracing.start("agentci.run", None, attrs, _ns(utc_now()))
+
+    def task_sink(self) -> OtelSink:
+        """The sink of one task's events."""
+        return OtelSink(self._redact, self._tracing, self._run)
+
+    def finish(self, status: str, exit_code: int, reason: str) -> None:
+        """End the run span with the batch's outcome and export what is left."""
+        self._run.set_attribute("agentci.status", status)
+        self._run.set_attribute("agentci.exit_code", exit_code)
+        if exit_code:
+            self._run.set_status(Status(StatusCode.ERROR, self._redact(reason)))
+        self._run.end(end_time=_ns(utc_now()))
+        self._tracing.close()

@@ -46,6 +46,7 @@ from agentci.run.preflight import check_recipe
 from agentci.run.runner import Runner, delivery_for, finish_run, new_run_id
 from agentci.run.secret_vars import secret_vars
 from agentci.run.task import RunSettings
+from agentci.run.tracing import check_tracing, otel_sink
 from agentci.run.workers import LoopWorkers
 from agentci.spec import TaskSpec
 
@@ -90,21 +91,11 @@ def _sinks(
         sinks.append(StreamJsonlSink(sys.stdout, redact=redactor.redact_obj))
     elif os.environ.get("GITHUB_ACTIONS") == "true":
         sinks.append(GitHubAnnotationsSink(sys.stdout, sanitize=sanitize))
-    if opts.otel or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
-        sinks.append(otel_sink(redactor.redact))
+    # OpenTelemetry spans (run/tracing.py: without the extra, --otel was refused already)
+    otel = otel_sink(redactor.redact, flag=opts.otel, warn=console)
+    if otel is not None:
+        sinks.append(otel)
     return sinks
-
-
-def otel_sink(redact: Any) -> Sink:
-    """The OpenTelemetry sink (agentci.events.otel, imported only when tracing is on)."""
-    try:
-        # deferred: opentelemetry is an optional extra, imported only when tracing is on
-        from agentci.events.otel import OtelSink
-    except ImportError as err:
-        raise InvalidInput(
-            f"OpenTelemetry export needs the otel extra: pip install 'agentci[otel]' ({err})"
-        ) from None
-    return OtelSink(redact)
 
 
 def launch(opts: LaunchOptions) -> int:
@@ -137,6 +128,7 @@ def _launch(opts: LaunchOptions) -> int:
             live=not opts.key_when_needed,
         )
         recipe, plans = checked.recipe, checked.plans
+        check_tracing(opts.otel)  # --otel without the extra: refused like any bad flag
         if opts.limit_plans is not None:
             plans = opts.limit_plans(plans)
         # last: a refused run leaves the old outputs alone

@@ -1,100 +1,131 @@
 """OpenTelemetry: spans run → task → turn → model call / tool call, child of TRACEPARENT.
 
-The run is a real ``agentci run`` in a subprocess with the SDK's in-memory exporter installed
-as the process's tracer provider; the model is the real google-genai SDK against the fake
-Gemini server.
+Real ``agentci run`` processes, the model the real google-genai SDK against the fake Gemini
+server. The spans are read either from the SDK's in-memory exporter installed in the process
+(tests/otel_spans.py) or from a local OTLP/HTTP collector on 127.0.0.1 that agentci's own
+exporter sends them to, as it does for a user.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from e2e_scenario import make_case
+from otel_spans import OtlpReceiver, clean_env, closed_port, run_with_memory_exporter
 
 from agentci.testing.fake_gemini import FakeGemini
 
+pytest.importorskip("opentelemetry.sdk", reason="the otel extra (agentci-runner[otel]) is not installed")
+
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 PARENT = "00f067aa0ba902b7"
-DRIVER = """
-import json, sys
-from opentelemetry import trace
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-memory = InMemorySpanExporter()
-provider = TracerProvider()
-provider.add_span_processor(SimpleSpanProcessor(memory))
-trace.set_tracer_provider(provider)
-from agentci.cli import main
-try:
-    dump = sys.argv[1]
-    sys.argv = ["agentci", *sys.argv[2:]]
-    main()
-except SystemExit as done:
-    code = done.code
-spans = [{"name": s.name, "id": format(s.context.span_id, "016x"),
-          "trace": format(s.context.trace_id, "032x"),
-          "parent": format(s.parent.span_id, "016x") if s.parent else None,
-          "attrs": dict(s.attributes)} for s in memory.get_finished_spans()]
-open(dump, "w").write(json.dumps({"code": code, "spans": spans}))
-"""
+TRACEPARENT = f"00-{TRACE}-{PARENT}-01"
+MODEL = {"name": "gemini-2.5-flash", "retry": {"initial_delay_seconds": 0}}
+TURNS = [
+    {"function_calls": [{"name": "read_file", "args": {"file_path": "a.txt"}, "id": "c1"}],
+     "usage": {"prompt": 900, "output": 12, "cached": 300}},
+    {"text": "It says alpha.", "usage": {"prompt": 1000, "output": 9}},
+]  # fmt: skip
 
 
-def test_the_run_is_a_tree_of_spans_under_the_traceparent(tmp_path: Path):
-    pytest.importorskip(
-        "opentelemetry.sdk", reason="the otel extra (agentci[otel]) is not installed"
+def _case(tmp_path: Path, **recipe: object):
+    return make_case(
+        tmp_path, None, {"model": MODEL, "allow_no_changes": True, **recipe}, {"a.txt": "alpha\n"}
     )
-    turns = [
-        {"function_calls": [{"name": "read_file", "args": {"file_path": "a.txt"}, "id": "c1"}],
-         "usage": {"prompt": 900, "output": 12, "cached": 300}},
-        {"text": "It says alpha.", "usage": {"prompt": 1000, "output": 9}},
-    ]  # fmt: skip
-    model = {"name": "gemini-2.5-flash", "retry": {"initial_delay_seconds": 0}}
-    case = make_case(
-        tmp_path, None, {"model": model, "allow_no_changes": True}, {"a.txt": "alpha\n"}
-    )
-    dump = tmp_path / "spans.json"
-    with FakeGemini(turns) as fake:
-        env = {**fake.env(), "TRACEPARENT": f"00-{TRACE}-{PARENT}-01"}
-        cmd = [sys.executable, "-c", DRIVER, str(dump), "run", str(case.recipe),
-               "--out", str(case.out), "--otel", "-q"]  # fmt: skip
-        done = subprocess.run(
-            cmd, cwd=case.repo, env={**_env(), **env}, capture_output=True, text=True,
-            timeout=300,
-        )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    data = json.loads(dump.read_text())
-    assert data["code"] == 0
-    spans = {s["name"]: s for s in data["spans"]}
-    assert {s["trace"] for s in data["spans"]} == {TRACE}
-    run = spans["agentci.run"]
-    (task,) = [s for s in data["spans"] if s["name"].startswith("agentci.task")]
+
+
+def _check_tree(spans: list[dict]) -> None:
+    """One run span under PARENT in TRACE, its task, two turns, their model and tool calls."""
+    by_name = {s["name"]: s for s in spans}
+    assert {s["trace"] for s in spans} == {TRACE}
+    run = by_name["agentci.run"]
+    (task,) = [s for s in spans if s["name"].startswith("agentci.task")]
     assert run["parent"] == PARENT
     assert task["parent"] == run["id"]
-    turns_ = [s for s in data["spans"] if s["name"] == "agentci.turn"]
-    assert len(turns_) == 2 and {t["parent"] for t in turns_} == {task["id"]}
-    chats = [s for s in data["spans"] if s["name"] == "chat gemini-2.5-flash"]
+    turns = [s for s in spans if s["name"] == "agentci.turn"]
+    assert len(turns) == 2 and {t["parent"] for t in turns} == {task["id"]}
+    chats = sorted(
+        (s for s in spans if s["name"] == "chat gemini-2.5-flash"),
+        key=lambda c: c["attrs"]["gen_ai.usage.input_tokens"],
+    )
     assert [c["attrs"]["gen_ai.usage.input_tokens"] for c in chats] == [900, 1000]
     assert chats[0]["attrs"]["gen_ai.usage.cached_tokens"] == 300
-    assert [c["parent"] for c in chats] == [t["id"] for t in turns_]
-    tool = spans["execute_tool read_file"]
-    assert tool["parent"] == turns_[0]["id"]
+    assert sorted(c["parent"] for c in chats) == sorted(t["id"] for t in turns)
+    tool = by_name["execute_tool read_file"]
+    assert tool["parent"] == chats[0]["parent"]  # the turn that asked for it
     assert tool["attrs"]["gen_ai.tool.call.id"] == "c1"
 
 
-def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+def test_the_run_is_a_tree_of_spans_under_the_traceparent(tmp_path: Path):
+    case = _case(tmp_path)
+    with FakeGemini(TURNS) as fake:
+        done, data = run_with_memory_exporter(
+            ["run", str(case.recipe), "--out", str(case.out), "--otel", "-q"],
+            cwd=case.repo, env={**fake.env(), "TRACEPARENT": TRACEPARENT},
+            dump=tmp_path / "spans.json",
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert data["code"] == 0
+    _check_tree(data["spans"])
+
+
+def test_a_collector_receives_the_span_tree_under_the_traceparent(tmp_path: Path):
+    case = _case(tmp_path)
+    with FakeGemini(TURNS) as fake, OtlpReceiver() as collector:
+        env = {**fake.env(), "TRACEPARENT": TRACEPARENT,
+               "OTEL_EXPORTER_OTLP_ENDPOINT": collector.endpoint}  # fmt: skip
+        run = case.run("-q", env={**env, **_no_otel_overrides()})
+        spans = list(collector.spans)
+    assert run.code == 0, run.stderr
+    _check_tree(spans)
+    run_span = next(s for s in spans if s["name"] == "agentci.run")
+    assert run_span["attrs"]["agentci.status"] == "no_changes"
+    assert run_span["attrs"]["agentci.exit_code"] == 0
+    assert "could not be exported" not in run.stderr
+
+
+def test_a_collector_that_is_down_changes_neither_the_exit_code_nor_the_outputs(tmp_path: Path):
+    case = _case(tmp_path, allow_no_changes=False)  # the model changes nothing: exit 1
+    with FakeGemini(TURNS) as fake:
+        env = {**fake.env(), "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{closed_port()}"}
+        run = case.run(env={**env, **_no_otel_overrides()})
+    assert run.code == 1, run.stderr
+    assert (run.result["status"], run.result["exit_code"]) == ("no_changes", 1)
+    assert run.events[-1].type == "run_finished"
+    for name in ("patch.diff", "junit.xml", "summary.md", "report.html"):
+        assert (case.out / name).is_file(), name
+    # one line says what was lost; the SDK's retry messages stay off the console
+    lost = [line for line in run.stderr.splitlines() if "could not be exported" in line]
+    assert len(lost) == 1 and lost[0].startswith("agentci: warning: "), run.stderr
+    assert "Transient error" not in run.stderr and "Traceback" not in run.stderr
+
+
+def test_a_refused_run_is_still_one_span_with_its_error(tmp_path: Path):
+    case = _case(tmp_path)
+    with OtlpReceiver() as collector:
+        env = {"TRACEPARENT": TRACEPARENT, "OTEL_EXPORTER_OTLP_ENDPOINT": collector.endpoint}
+        run = case.run("-p", "nope=1", env={**env, **_no_otel_overrides()})
+        spans = list(collector.spans)
+    assert run.code == 2, run.stderr
+    (span,) = spans
+    assert (span["name"], span["parent"]) == ("agentci.run", PARENT)
+    assert span["attrs"]["agentci.status"] == "invalid_input"
+
+
+def _no_otel_overrides() -> dict[str, str]:
+    """The machine's OTEL_* settings do not reach the run (case.run adds to os.environ)."""
+    return {k: "" for k in __import__("os").environ if k.startswith("OTEL_")}
 
 
 def test_importing_agentci_does_not_import_opentelemetry():
     code = (
-        "import sys, agentci, agentci.cli, agentci.run.launch\n"
+        "import sys, agentci, agentci.cli, agentci.run.launch, agentci.batch.launch\n"
         "print('opentelemetry' in sys.modules)"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=clean_env()
+    )
     assert done.stdout.strip() == "False"
