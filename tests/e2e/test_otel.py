@@ -18,7 +18,9 @@ from otel_spans import OtlpReceiver, clean_env, closed_port, run_with_memory_exp
 
 from agentci.testing.fake_gemini import FakeGemini
 
-pytest.importorskip("opentelemetry.sdk", reason="the otel extra (agentci-runner[otel]) is not installed")
+pytest.importorskip(
+    "opentelemetry.sdk", reason="the otel extra (agentci-runner[otel]) is not installed"
+)
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 PARENT = "00f067aa0ba902b7"

@@ -15,7 +15,9 @@ import pytest
 from batch_scenario import ENV, make_batch
 from otel_spans import run_with_memory_exporter
 
-pytest.importorskip("opentelemetry.sdk", reason="the otel extra (agentci-runner[otel]) is not installed")
+pytest.importorskip(
+    "opentelemetry.sdk", reason="the otel extra (agentci-runner[otel]) is not installed"
+)
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 PARENT = "00f067aa0ba902b7"

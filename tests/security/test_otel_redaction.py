@@ -18,7 +18,9 @@ import pytest
 from attack_case import CANARIES, make_attack, shell, tool
 from otel_spans import run_with_memory_exporter
 
-pytest.importorskip("opentelemetry.sdk", reason="the otel extra (agentci-runner[otel]) is not installed")
+pytest.importorskip(
+    "opentelemetry.sdk", reason="the otel extra (agentci-runner[otel]) is not installed"
+)
 
 KEY = CANARIES["GEMINI_API_KEY"]
 TOKEN = CANARIES["GITHUB_TOKEN"]
