@@ -238,9 +238,9 @@ def test_agentci_inits_workflow_runs_the_starter_recipe(tmp_path: Path):
     assert yaml.safe_load(recipe)["model"]["name"] == "scripted:fix-tests.replies.yaml"
 
 
-def _docs_snippet(heading: str) -> list[dict]:
-    """The steps of the first yaml block under ``heading`` in docs/github-action.md."""
-    text = (ROOT / "docs/github-action.md").read_text()
+def _docs_snippet(heading: str, doc: str = "docs/github-action.md") -> list[dict]:
+    """The steps of the first yaml block under ``heading`` in ``doc``."""
+    text = (ROOT / doc).read_text()
     section = text[text.index(heading) :]
     block = section[section.index("```yaml\n") + 8 :]
     return yaml.safe_load(block[: block.index("```")])
@@ -286,3 +286,48 @@ def test_the_docs_exit_75_snippet_warns_and_starts_the_workflow_again(github: Gi
     assert agentci.outputs["exit-code"] == "75", job.log
     assert "::warning title=agentci::the model API was unavailable" in agentci.log
     assert state(github.gh_dir)["dispatches"] == [{"workflow": "agentci-nightly", "ref": "main"}]
+
+
+LEDGER_RECIPE = """\
+version: 1
+name: fix-failing-tests
+model: {name: gemini-2.5-flash, retry: {initial_delay_seconds: 0, max_delay_seconds: 0}}
+prompt: Fix the failing tests.
+workspace: {path: .}
+policy: {mode: auto_edit}
+budget: {daily_usd: 0.01}
+"""
+# gemini-2.5-flash: $0.0003 + $0.00875 = $0.00905 of the day's $0.01: no room for a second call
+COSTLY = {"text": "I could not fix it.", "usage": {"prompt": 1000, "output": 3500}}
+
+
+def test_the_docs_ledger_snippet_carries_a_failed_runs_spending_to_the_next_run(
+    tmp_path: Path, bin_dir: Path
+):
+    from agentci.testing.fake_gemini import FakeGemini
+
+    recipe = {".github/agentci/fix-failing-tests.yaml": LEDGER_RECIPE}
+    github = GitHub(tmp_path, bin_dir, {**PROJECT, **recipe})
+    steps = _docs_snippet("**The daily ledger.**", "docs/exit-codes.md")
+    flow = {"name": "agentci nightly", "jobs": {"fix": {"steps": [
+        {"uses": "actions/checkout@v4", "with": {"persist-credentials": False}},
+        {"uses": "actions/setup-python@v5", "with": {"python-version": "3.12"}},
+        *steps,
+    ]}}}  # fmt: skip
+    with FakeGemini([COSTLY, COSTLY]) as fake:
+        github.extra_env = {"GOOGLE_GEMINI_BASE_URL": fake.base_url}
+        first = github.run_job(flow, "fix")
+        github.run_id += 1  # the next workflow run, the same day
+        second = github.run_job(flow, "fix")
+        calls = len(fake.generate_requests)
+    # the first run spent its call and failed (no change, exit 1): its ledger was saved all the same
+    assert first.step("OWNER/agentci").outputs["exit-code"] == "1", first.log
+    assert first.failed
+    assert second.step("actions/cache/restore").outputs["cache-hit"] == "false"
+    assert (
+        second.step("actions/cache/restore").outputs["cache-matched-key"].endswith("-1001-1-fix-0")
+    )  # the first run's entry, found by the day's prefix
+    assert second.step("OWNER/agentci").outputs["exit-code"] == "3", second.log
+    result = json.loads((second.workspace / ".agentci/out/result.json").read_text())
+    assert (result["status"], result["usage"]["model_calls"]) == ("budget_exhausted", 0)
+    assert calls == 1

@@ -10,8 +10,18 @@ is a real bare repository (``GITHUB_SERVER_URL=file://…``) and the stub ``gh``
 ``uses:`` steps are stood in for: ``actions/checkout`` clones the bare repository (every branch
 with ``fetch-depth: 0``, the ``ref`` given), ``actions/setup-python`` does nothing (the job's
 PATH has the project's Python), ``actions/upload-artifact``/``download-artifact`` copy folders
-through an artifact store, ``OWNER/agentci@…`` runs action.yml's own steps with
+through an artifact store, ``actions/cache`` restores and saves through a cache store as GitHub's
+does (below), ``OWNER/agentci@…`` runs action.yml's own steps with
 :func:`action_harness.run_action`, and other actions are recorded.
+
+The cache store follows GitHub's rules: ``actions/cache`` and ``actions/cache/restore`` restore
+the entry (folders) whose key is ``key``, else the newest entry whose key starts with one of
+``restore-keys`` (in order), and set ``cache-hit`` (true only for the exact key);
+``actions/cache`` saves ``path`` under ``key`` after the job's last step **only when the job
+succeeded** and the key was not hit, ``actions/cache/save`` saves when its step runs; an entry,
+once saved, is never replaced (a second save of a key does nothing). ``github.run_id`` /
+``GITHUB_RUN_ID`` is :attr:`GitHub.run_id` (one workflow run: set it for the next one),
+``github.run_attempt`` is 1, and the ``vars`` context is :attr:`GitHub.vars`.
 """
 
 from __future__ import annotations
@@ -108,6 +118,11 @@ class GitHub:
         self.event_name = "workflow_dispatch"
         self.event: dict[str, Any] = {"repository": {"default_branch": "main"}}
         self.jobs = 0
+        self.run_id = 1001  # the workflow run the jobs belong to
+        self.vars: dict[str, str] = {}  # the repository's configuration variables
+        self.caches = base / "caches"  # actions/cache: one folder per key, in save order
+        self.caches.mkdir()
+        self._post: list[tuple[str, list[Path]]] = []  # the running job's actions/cache saves
 
     def github_context(self, job: str, workspace: Path) -> dict[str, Any]:
         pr = self.event.get("pull_request") or {}
@@ -122,6 +137,8 @@ class GitHub:
             "head_ref": (pr.get("head") or {}).get("ref", ""),
             "job": job,
             "workspace": str(workspace),
+            "run_id": str(self.run_id),
+            "run_attempt": "1",
         }
 
     def run_job(
@@ -158,6 +175,7 @@ class GitHub:
             "needs": {k: {"outputs": v, "result": "success"} for k, v in (needs or {}).items()},
             "steps": steps_ctx,
             "runner": {"temp": str(temp), "os": "Linux"},
+            "vars": dict(self.vars),
             "env": {},
         }
         env: dict[str, str] = {
@@ -175,6 +193,8 @@ class GitHub:
             "GITHUB_SERVER_URL": f"file://{self.server}",
             "GITHUB_SHA": self.sha,
             "GITHUB_REF_NAME": "main",
+            "GITHUB_RUN_ID": str(self.run_id),
+            "GITHUB_RUN_ATTEMPT": "1",
             "GITHUB_STEP_SUMMARY": str(summary),
             "GITHUB_ENV": str(github_env),
             "GITHUB_PATH": str(github_path),
@@ -188,6 +208,7 @@ class GitHub:
                 ctx["env"][k] = env[k]
         results: list[StepResult] = []
         failed = False
+        self._post: list[tuple[str, list[Path]]] = []  # actions/cache: saved if the job succeeds
         if "if" in job and not truthy(Expressions(ctx, False).evaluate(_cond(job["if"]))):
             return JobResult(job_id, [], {}, False, "", workspace)
         for n, step in enumerate(job["steps"]):
@@ -212,6 +233,9 @@ class GitHub:
             failed = failed or result.outcome == "failure"
             if "id" in step:
                 steps_ctx[step["id"]] = {"outputs": result.outputs, "outcome": result.outcome}
+        if not failed:  # actions/cache's post step: post-if success()
+            for key, paths in self._post:
+                self._save_cache(key, paths)
         ev = Expressions(ctx, failed)
         outputs = {k: ev.substitute(v) for k, v in (job.get("outputs") or {}).items()}
         return JobResult(job_id, results, outputs, failed, summary.read_text(), workspace)
@@ -250,6 +274,18 @@ class GitHub:
                 if fnmatch.fnmatch(art.name, with_.get("pattern", "*")):
                     shutil.copytree(art, target / art.name)
             return StepResult(name, "success", with_=with_)
+        if action in ("actions/cache", "actions/cache/restore", "actions/cache/save"):
+            paths = [Path(p.strip()) for p in with_["path"].splitlines() if p.strip()]
+            if action == "actions/cache/save":
+                self._save_cache(with_["key"], paths)
+                return StepResult(name, "success", with_=with_)
+            restore = [k.strip() for k in with_.get("restore-keys", "").splitlines() if k.strip()]
+            hit = self._restore_cache(with_["key"], restore, paths)
+            if action == "actions/cache" and hit != with_["key"]:
+                self._post.append((with_["key"], paths))
+            outputs = {"cache-hit": str(hit == with_["key"]).lower(),
+                       "cache-matched-key": hit or ""}  # fmt: skip
+            return StepResult(name, "success", outputs=outputs, with_=with_)
         if action.endswith("/agentci"):
             run = run_action(
                 workspace,
@@ -269,6 +305,35 @@ class GitHub:
             outcome = "failure" if run.failed else "success"
             return StepResult(name, outcome, outputs=run.outputs, with_=with_, log=run.log)
         return StepResult(name, "success", with_=with_)  # recorded only
+
+    def _restore_cache(self, key: str, restore_keys: list[str], paths: list[Path]) -> str | None:
+        """Copy the matching entry's files back to ``paths``; its key, or None (a miss)."""
+        entries = sorted(self.caches.iterdir(), key=lambda e: int(e.name.split("-", 1)[0]))
+        keys = {(e / "key").read_text(): e for e in entries}
+        found = keys.get(key)
+        for prefix in restore_keys if found is None else []:
+            matching = [e for k, e in keys.items() if k.startswith(prefix)]
+            if matching:
+                found = matching[-1]  # the newest
+                break
+        if found is None:
+            return None
+        for n, path in enumerate(paths):
+            if (found / str(n)).exists():
+                shutil.copytree(found / str(n), path, dirs_exist_ok=True)
+        return (found / "key").read_text()
+
+    def _save_cache(self, key: str, paths: list[Path]) -> None:
+        """Save ``paths`` under ``key`` unless an entry has that key already."""
+        entries = list(self.caches.iterdir())
+        if any((e / "key").read_text() == key for e in entries):
+            return
+        entry = self.caches / f"{len(entries)}-entry"
+        entry.mkdir()
+        for n, path in enumerate(paths):
+            if path.is_dir():
+                shutil.copytree(path, entry / str(n))
+        (entry / "key").write_text(key)
 
 
 def _cond(text: Any) -> str:
