@@ -24,6 +24,11 @@ from agentci.testing.cli import Run, run_recipe
 ROOT = Path(__file__).parents[2]
 #: The venv's python, pytest, ruff and mypy first on PATH, for verify commands.
 PATH_ENV = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+#: The suite's venv holds pytest plugins the small repositories' tests never use (hypothesis,
+#: anyio, xdist, timeout); verify's pytest, which compiles what it imports (its environment has
+#: PYTHONPYCACHEPREFIX), spent about 1.7 s of CPU loading them per run. run_task passes this to
+#: verify through policy.env_passthrough; the plugins agentci loads with ``-p`` still load.
+NO_PLUGIN_AUTOLOAD = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 TESTS = (
     "from calc import add, mul, sub\n\n\n"
@@ -86,8 +91,12 @@ class TaskResult:
 
 
 def run_task(repo: Path, recipe: dict[str, Any], replies: list[Reply], out: Path) -> TaskResult:
-    """Run the recipe's one task in-process on ``repo`` with a scripted model."""
+    """Run the recipe's one task in-process on ``repo`` with a scripted model (its verify
+    without the venv's pytest plugins, see :data:`NO_PLUGIN_AUTOLOAD`)."""
     recipe = {"version": 1, "name": "t", "model": {"name": "scripted"}, **recipe}
+    policy = dict(recipe.get("policy") or {})
+    policy["env_passthrough"] = [*policy.get("env_passthrough", []), *NO_PLUGIN_AUTOLOAD]
+    recipe["policy"] = policy
     parsed = Recipe.model_validate(recipe)
     plan = plan_tasks(parsed, {}, out)[0]
     provider = ScriptedProvider(replies)
@@ -99,13 +108,17 @@ def run_task(repo: Path, recipe: dict[str, Any], replies: list[Reply], out: Path
         provider_factory=lambda _plan: provider,
     )
     events: list[ev.Event] = []
-    old = os.environ.get("PATH", "")
-    os.environ["PATH"] = PATH_ENV["PATH"]  # verify's clean env copies PATH
+    saved = {name: os.environ.get(name) for name in [*PATH_ENV, *NO_PLUGIN_AUTOLOAD]}
+    os.environ.update({**PATH_ENV, **NO_PLUGIN_AUTOLOAD})  # verify's clean env copies these
     try:
         task = TaskRun(plan, settings, events.append)
         report = asyncio.run(task.run())
     finally:
-        os.environ["PATH"] = old
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     verify = [e for e in events if isinstance(e, ev.VerifyResult)]
     return TaskResult(report, events, task.patch, provider, verify)
 
