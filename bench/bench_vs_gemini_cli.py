@@ -76,13 +76,23 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
+#: GNU time reports the peak memory of the process it starts; a process this script forks
+#: itself would count this script's own pages (copied at the fork, kept across exec)
+TIME = shutil.which("time", path="/usr/bin:/bin")
+
+
 def run(cmd: list[str], *, env: dict[str, str], cwd: Path, timeout: float) -> Proc:
-    """Run ``cmd`` in its own process group, reaped with ``wait4`` for its CPU time and peak
-    memory; on timeout kill that group and raise."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    """Run ``cmd`` in its own process group, reaped with ``wait4`` for its CPU time, its peak
+    memory from GNU time when there is one; on timeout kill that group and raise."""
+    with (
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.NamedTemporaryFile("r") as peak,
+    ):
+        full = [TIME, "-f", "%M", "-o", peak.name, *cmd] if TIME else cmd
         start = time.perf_counter()
         proc = subprocess.Popen(
-            cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+            full, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
             start_new_session=True,
         )  # fmt: skip
         timer = threading.Timer(timeout, kill_group, (proc,))
@@ -101,12 +111,13 @@ def run(cmd: list[str], *, env: dict[str, str], cwd: Path, timeout: float) -> Pr
             raise SystemExit(f"timed out after {timeout:g}s: {' '.join(cmd)}")
         out.seek(0)
         err.seek(0)
+        kb = peak.read().strip().splitlines()
         return Proc(
             code,
             out.read().decode(errors="replace"),
             err.read().decode(errors="replace"),
             seconds,
-            rss_mb=usage.ru_maxrss / 1024,
+            rss_mb=(int(kb[-1]) if kb and kb[-1].isdigit() else usage.ru_maxrss) / 1024,
             cpu=usage.ru_utime + usage.ru_stime,
         )
 
