@@ -127,21 +127,21 @@ def test_a_test_id_is_data_never_shell_text(repo_factory, tmp_path):
     assert not marker.exists()
 
 
-def test_a_generated_suite_of_2000_tests_gets_the_same_verdict(repo_factory, tmp_path):
-    """20 modules of 100 trivial tests; one module's 100 tests fail until the model fixes
-    the value they check."""
+def test_a_generated_suite_of_400_tests_gets_the_same_verdict(repo_factory, tmp_path):
+    """20 modules of 20 trivial tests; one module's 20 tests fail until the model fixes the
+    value they check: the failing-first run holds those 20 alone."""
     files = {"gen/__init__.py": "", "gen/value.py": "VALUE = 0\n", ".gitignore": "__pycache__/\n"}
     for m in range(20):
         check = "VALUE == 1" if m == 7 else "True"
-        body = "".join(f"\n\ndef test_{t}():\n    assert {check}\n" for t in range(100))
+        body = "".join(f"\n\ndef test_{t}():\n    assert {check}\n" for t in range(20))
         files[f"tests/test_m{m:02d}.py"] = "from gen.value import VALUE\n" + body
     replies = [fix("gen/value.py", "VALUE = 0", "VALUE = 1"), Reply(text="Set VALUE.")]
     first, full = _both(repo_factory, tmp_path, files, replies)
     assert _verdict(first)[:2] == _verdict(full)[:2] == (Status.success, 0)
-    assert len(_verdict(first)[3]) == len(_verdict(full)[3]) == 100  # fixed
-    assert _runs(first) == [(0, "full", False, 2000), (1, "failing_first", True, 100),
-                            (1, "full", True, 2000)]  # fmt: skip
-    assert _runs(full) == [(0, "full", False, 2000), (1, "full", True, 2000)]
+    assert len(_verdict(first)[3]) == len(_verdict(full)[3]) == 20  # fixed
+    assert _runs(first) == [(0, "full", False, 400), (1, "failing_first", True, 20),
+                            (1, "full", True, 400)]  # fmt: skip
+    assert _runs(full) == [(0, "full", False, 400), (1, "full", True, 400)]
 
 
 def test_failing_first_is_the_default_for_pytest_and_falls_back_to_full_elsewhere():
