@@ -10,8 +10,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import yaml
 from e2e_scenario import make_case
 
+from agentci.testing.cli import agentci
 from agentci.testing.fake_gemini import FakeGemini
 
 FAST = {"initial_delay_seconds": 0, "max_delay_seconds": 0}
@@ -85,3 +87,23 @@ def test_per_workflow_usd_counts_only_the_runs_of_that_workflow(tmp_path: Path):
     assert other.code == 0, other.stderr
     assert again.code == 3 and _exhausted(again.out)["limit"] == "per_workflow_usd"
     assert requests == 2
+
+
+def test_a_batch_of_two_tasks_with_room_for_one_call_makes_exactly_one(tmp_path: Path):
+    ledger = tmp_path / "ledger.sqlite"
+    tasks = [{"name": "one", "prompt": "Look."}, {"name": "two", "prompt": "Look too."}]
+    case = _case(tmp_path, ledger)
+    recipe = yaml.safe_load(case.recipe.read_text())
+    case.recipe.write_text(yaml.safe_dump({**recipe, "tasks": tasks}))
+    with FakeGemini([COSTLY, COSTLY]) as fake:
+        done = agentci("batch", str(case.recipe), "--jobs", "2", "--out", str(case.out), "-q",
+                       cwd=case.repo, env=fake.env())  # fmt: skip
+        requests = len(fake.generate_requests)
+    assert requests == 1
+    assert done.returncode == 3, done.stderr  # the worst task's: the one the ledger stopped
+    results = [_result(case.out / "case" / name) for name in ("one", "two")]
+    assert sorted(r["status"] for r in results) == ["budget_exhausted", "no_changes"]
+    (stopped,) = [name for name, r in zip(("one", "two"), results)
+                  if r["status"] == "budget_exhausted"]  # fmt: skip
+    assert _result(case.out / "case" / stopped)["usage"]["model_calls"] == 0
+    assert _exhausted(case.out / "case" / stopped)["limit"] == "daily_usd"
