@@ -101,9 +101,8 @@ def test_a_batch_of_two_tasks_with_room_for_one_call_makes_exactly_one(tmp_path:
         requests = len(fake.generate_requests)
     assert requests == 1
     assert done.returncode == 3, done.stderr  # the worst task's: the one the ledger stopped
-    results = [_result(case.out / "case" / name) for name in ("one", "two")]
-    assert sorted(r["status"] for r in results) == ["budget_exhausted", "no_changes"]
-    (stopped,) = [name for name, r in zip(("one", "two"), results)
-                  if r["status"] == "budget_exhausted"]  # fmt: skip
+    results = {name: _result(case.out / "case" / name) for name in ("one", "two")}
+    assert sorted(r["status"] for r in results.values()) == ["budget_exhausted", "no_changes"]
+    (stopped,) = [name for name, r in results.items() if r["status"] == "budget_exhausted"]
     assert _result(case.out / "case" / stopped)["usage"]["model_calls"] == 0
     assert _exhausted(case.out / "case" / stopped)["limit"] == "daily_usd"
