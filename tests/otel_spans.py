@@ -83,7 +83,7 @@ def _value(any_value: Any) -> Any:
 
 class OtlpReceiver:
     """An OTLP/HTTP trace receiver on 127.0.0.1 (a context manager); ``spans`` holds every
-    span received, decoded: name, trace, id, parent (hex, None for a root), attrs."""
+    span received, decoded: name, trace, id, parent (hex, None for a root), attrs, resource."""
 
     def __init__(self) -> None:
         self.spans: list[dict[str, Any]] = []
@@ -108,12 +108,14 @@ class OtlpReceiver:
                 request.ParseFromString(body)
                 receiver.requests += 1
                 for rs in request.resource_spans:
+                    resource = {a.key: _value(a.value) for a in rs.resource.attributes}
                     for ss in rs.scope_spans:
                         for s in ss.spans:
                             receiver.spans.append({
                                 "name": s.name, "trace": s.trace_id.hex(), "id": s.span_id.hex(),
                                 "parent": s.parent_span_id.hex() or None,
                                 "attrs": {a.key: _value(a.value) for a in s.attributes},
+                                "resource": resource,
                             })  # fmt: skip
                 reply = ExportTraceServiceResponse().SerializeToString()
                 self.send_response(200)
