@@ -13,6 +13,11 @@ and a run's totals; they are summed with ``+``:
 ``None`` plus a cost is that cost. ``estimated_calls`` counts the calls whose tokens agentci
 estimated because the server reported none (some OpenAI-compatible servers): their token
 counts (and so their cost) are agentci's estimate, not the server's word.
+
+An explicit context cache (``model.cache: explicit``, Gemini) adds two counts, both billed in
+``cost_usd``: ``cache_write_tokens``, the tokens written into a cache when it was created (at
+the input price), and ``cache_storage_token_hours``, tokens × hours the cache was stored (at
+the storage price). The provider adds them to the report of the next call it makes.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ class Usage(BaseModel):
     cost_usd: float | None = None
     model_calls: int = 0
     estimated_calls: int = 0
+    cache_write_tokens: int = 0
+    cache_storage_token_hours: float = 0.0
 
     @model_validator(mode="after")
     def _total(self) -> Usage:
@@ -62,6 +69,10 @@ class Usage(BaseModel):
             cost_usd=cost,
             model_calls=self.model_calls + other.model_calls,
             estimated_calls=self.estimated_calls + other.estimated_calls,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+            cache_storage_token_hours=round(
+                self.cache_storage_token_hours + other.cache_storage_token_hours, 6
+            ),
         )
 
 

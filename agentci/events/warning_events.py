@@ -25,6 +25,8 @@ WarningKind = Literal[
     "console_unavailable",
     "hook_warning",
     "mcp_tool_skipped",
+    "explicit_cache_unavailable",
+    "explicit_cache_not_deleted",
 ]
 
 
@@ -47,7 +49,10 @@ class WarningEvent(EventBase):
     ``unreadable_file`` (what the agent wrote that patch.diff does not carry),
     ``branch_failed`` (``outputs.branch`` made no commit), ``console_unavailable`` (a console
     sink was dropped), ``hook_warning`` (an observing hook failed; the loop goes on), ``mcp_tool_skipped`` (an MCP
-    server's tool that cannot be offered)."""
+    server's tool that cannot be offered), ``explicit_cache_unavailable`` (``model.cache:
+    explicit`` could not create a context cache: the task goes on with implicit caching),
+    ``explicit_cache_not_deleted`` (a context cache could not be deleted: it is billed until
+    its ``model.cache_ttl_seconds`` run out)."""
 
     type: Literal["warning"] = "warning"
     kind: WarningKind

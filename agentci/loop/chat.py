@@ -16,7 +16,9 @@ protocol with the Turn:
 * Each request sent is checked and counted by the ``meter`` (budget before, usage after), and
   its ``usage`` event is yielded when it ends, retried or not.
 * A ``warning`` event is yielded when the provider had to switch to another way of calling the
-  API (:class:`~agentci.providers.base.ProviderDegraded`); the call is retried at once.
+  API (:class:`~agentci.providers.base.ProviderDegraded`); the call is retried at once. A
+  provider's chunk carrying a ``warning`` (it changed something on its own and goes on, e.g. an
+  explicit context cache it could not create) is yielded as that ``warning`` event.
 * :class:`~agentci.events.model_events.ModelFallback` is yielded when the chat switches to the next
   model of ``model.fallback`` (quota exhausted, or retries spent); ``Chat.model`` stays on it.
 
@@ -188,6 +190,10 @@ class Chat:
             attempt_stream = self._attempt(sent, seen)
             try:
                 async for item in attempt_stream:
+                    if isinstance(item, ModelChunk) and item.warning is not None:
+                        kind, message = item.warning
+                        yield WarningEvent(kind=kind, message=message)
+                        continue
                     yield item
                     if stop is not None and stop():
                         await attempt_stream.aclose()
@@ -265,6 +271,9 @@ class Chat:
         last_version: str | None = None
         has_text = False
         async for chunk in self._timed(self.provider.stream(request)):
+            if chunk.warning is not None:  # the provider's own news, not part of the answer
+                yield chunk
+                continue
             if chunk.usage is not None:
                 seen.usage = chunk.usage
             if chunk.block_reason:

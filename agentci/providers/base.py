@@ -115,7 +115,9 @@ class ModelChunk:
     """One streamed piece of a model answer.
 
     ``finish`` is how the answer ended, in agentci's words (:mod:`agentci.finish`: the only
-    thing the loop reads); ``finish_reason`` is the API's own string for it, shown in the log."""
+    thing the loop reads); ``finish_reason`` is the API's own string for it, shown in the log.
+    ``warning`` (kind, message): something the provider changed on its own that the run should
+    say (a ``warning`` event), in a chunk of its own before the answer."""
 
     parts: list[Part] = field(default_factory=list)
     usage: Usage | None = None  # usageMetadata as reported; the last report of a call counts
@@ -123,6 +125,7 @@ class ModelChunk:
     finish_reason: str | None = None
     block_reason: str | None = None
     model_version: str | None = None
+    warning: tuple[WarningKind, str] | None = None
 
 
 @runtime_checkable
@@ -189,7 +192,9 @@ class ProviderInfo:
     * ``key_note(environ)`` — a line about which key is sent, shown once per run (or None);
     * ``key_vars(model)`` — the variables holding its key, masked in every output even when
       their names do not look secret;
-    * ``warm_up()`` — an import worth starting early in a batch (the SDK), or None.
+    * ``warm_up()`` — an import worth starting early in a batch (the SDK), or None;
+    * ``explicit_cache`` — serves ``model.cache: explicit`` (a context cache it makes and
+      deletes); a recipe asking it of another provider is refused before the run.
     """
 
     name: str
@@ -203,3 +208,4 @@ class ProviderInfo:
     key_note: Callable[[Mapping[str, str]], str | None] | None = None
     key_vars: Callable[[ModelConfig], list[str]] | None = None
     warm_up: Callable[[], None] | None = None
+    explicit_cache: bool = False

@@ -23,7 +23,8 @@ DEFAULT_MAX_OUTPUT_TOKENS = 65_536
 @dataclass(frozen=True)
 class Price:
     """USD per million tokens. ``long`` holds the prices of a call whose prompt is above
-    ``long_above`` tokens (a long-context tier, for the whole call)."""
+    ``long_above`` tokens (a long-context tier, for the whole call). ``cache_storage``: an
+    explicit context cache's storage, USD per million tokens per hour (None: not billed)."""
 
     input: float
     output: float
@@ -31,6 +32,7 @@ class Price:
     thinking: float | None = None
     long: Price | None = None
     long_above: int | None = None
+    cache_storage: float | None = None
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,8 @@
   exception from the private path (AttributeError, TypeError, an answer shape its parsing
   rejects) switches to the public path for the rest of the run (:class:`SdkPaths`): the call is
   retried at once, after a ``warning`` event of kind ``sdk_private_path_disabled``.
+* ``model.cache: explicit``: a context cache of the stable prefix, made, renewed and deleted by
+  :mod:`agentci.providers.gemini_cache`; :meth:`GeminiProvider.aclose` deletes it.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from agentci.providers.base import (
     TransientProviderError,
 )
 from agentci.providers.faults import classify_http_error, is_loopback, refused
+from agentci.providers.gemini_cache import UNAVAILABLE, Charges, ExplicitCache, Warning
 from agentci.providers.gemini_wire import (
     ContentCache,
     StreamDecoder,
@@ -126,8 +129,10 @@ class GeminiProvider:
         project: str | None = None,
         location: str | None = None,
         paths: SdkPaths | None = None,
+        cache: ExplicitCache | None = None,
     ) -> None:
         self._api_key = api_key
+        self.cache = cache  # model.cache: explicit
         self.paths = paths or SdkPaths()
         self.project = project
         self.location = location
@@ -181,6 +186,7 @@ class GeminiProvider:
             project=env.get("GOOGLE_CLOUD_PROJECT") or None,
             location=env.get("GOOGLE_CLOUD_LOCATION") or None,
             paths=paths,
+            cache=ExplicitCache(model.cache_ttl_seconds) if model.cache == "explicit" else None,
         )
 
     # ---------------------------------------------------------------- SDK objects
@@ -275,10 +281,52 @@ class GeminiProvider:
         if request.model.startswith(PREFIX):  # model.provider: gemini
             request = replace(request, model=request.model.removeprefix(PREFIX))
         contents = self.build_contents(request)
+        cache, cached = self.cache, None
+        if cache is not None:
+            cached, contents, warnings = await cache.prepare(client, request, contents)
+            for warning in warnings:
+                yield ModelChunk(warning=warning)
+        charges = cache.take_charges() if cache is not None else Charges()
+        reported = False
+        try:
+            async for chunk in self._call(client, request, contents, cached):
+                if chunk.usage is not None and charges:
+                    chunk.usage, reported = charges.add_to(chunk.usage), True
+                yield chunk
+        except (ProviderFailed, TransientProviderError) as e:
+            if cached is None or cache is None or not _names_cache(e):
+                raise
+            cache.off, cache.live = True, None  # retried at once without the cache
+            raise ProviderDegraded(
+                UNAVAILABLE,
+                f"the API refused the context cache {cached} ({e}); the task goes on with "
+                "implicit caching",
+            ) from e
+        finally:
+            if cache is not None and charges and not reported:
+                cache.give_back(charges)
+
+    async def aclose(self) -> list[Warning]:
+        """Delete the task's context cache (``model.cache: explicit``), whatever ended the
+        task; returns the warnings to show (a cache that could not be deleted)."""
+        if self.cache is None:
+            return []
+        return await self.cache.close(self._client)
+
+    async def _call(
+        self,
+        client: genai.Client,
+        request: ModelRequest,
+        contents: list[dict[str, Any]],
+        cached: str | None,
+    ) -> AsyncIterator[ModelChunk]:
+        """The call itself: ``contents`` after the cache named ``cached`` (if any)."""
         decoder = StreamDecoder()
         if self.uses_raw_path():
             try:
-                async for chunk in self._stream_prebuilt(client, request, contents, decoder):
+                async for chunk in self._stream_prebuilt(
+                    client, request, contents, decoder, cached
+                ):
                     yield chunk
             except Exception as e:  # noqa: BLE001 - mapped to typed errors right here
                 mapped = _map_error(e, endpoint=self.endpoint)
@@ -294,6 +342,10 @@ class GeminiProvider:
             return
         try:
             config = self.build_config(request)
+            if cached is not None:  # the cache holds the system instruction and the tools
+                config = config.model_copy(
+                    update={"cached_content": cached, "system_instruction": None, "tools": None}
+                )
             stream = await client.aio.models.generate_content_stream(
                 model=request.model,
                 contents=contents,  # type: ignore[arg-type]
@@ -317,17 +369,27 @@ class GeminiProvider:
         request: ModelRequest,
         contents: list[dict[str, Any]],
         decoder: StreamDecoder,
+        cached: str | None = None,
     ) -> AsyncIterator[ModelChunk]:
         """The call through the SDK's HTTP client with a prebuilt body (see module doc)."""
         model = request.model if "/" in request.model else f"models/{request.model}"
+        body = request_body(request, contents)
+        if cached is not None:  # the cache holds the system instruction and the tools
+            body.pop("systemInstruction", None)
+            body.pop("tools", None)
+            body["cachedContent"] = cached
         stream = await client.aio._api_client.async_request_streamed(
-            "post",
-            f"{model}:streamGenerateContent?alt=sse",
-            request_body(request, contents),
+            "post", f"{model}:streamGenerateContent?alt=sse", body
         )
         async for http_chunk in stream:
             raw = json.loads(http_chunk.body) if http_chunk.body else {}
             yield decoder.decode(parse_response(raw, lenient=True))
+
+
+def _names_cache(e: Exception) -> bool:
+    """Whether a failed call's error is about its cached content (expired, deleted, refused)."""
+    text = str(e).lower()
+    return "cachedcontent" in text.replace(" ", "").replace("_", "") or "cached content" in text
 
 
 def _map_error(e: Exception, *, endpoint: str = DEFAULT_BASE_URL) -> Exception:
@@ -381,4 +443,5 @@ PROVIDER = ProviderInfo(
     key_vars=lambda model: [model.api_key_env] if model.api_key_env else [],
     key_note=key_note,
     warm_up=_import_sdk,
+    explicit_cache=True,
 )

@@ -2,8 +2,10 @@
 
 Prices: USD per million tokens, Gemini Developer API, paid tier, as published at the time of
 writing. ``promptTokenCount`` includes the cached tokens (``cachedContentTokenCount``), billed at
-the cached price; thinking tokens (``thoughtsTokenCount``) are billed as output. Models with a
-long-context tier (prompts above 200k tokens) switch to that tier's prices for the whole call.
+the cached price; thinking tokens (``thoughtsTokenCount``) are billed as output. An explicit
+context cache (``model.cache: explicit``) is billed at the input price when created and at the
+storage price (per million tokens per hour) while it lives. Models with a long-context tier
+(prompts above 200k tokens) switch to that tier's prices for the whole call.
 Windows: input token limits as published. A model matches the longest entry its name starts
 with, so ``gemini-2.5-flash-001`` is ``gemini-2.5-flash`` and ``gemini-2.5-flash-lite`` keeps
 its own row.
@@ -18,6 +20,7 @@ chunks follow) is no finish yet.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from agentci.finish import Finish
 from agentci.providers.defaults import ModelDefaults, Price, longest_prefix
@@ -26,18 +29,43 @@ LONG_CONTEXT_TOKENS = 200_000
 
 
 def _tiered(base: Price, long: Price) -> Price:
-    return Price(base.input, base.output, base.cached, long=long, long_above=LONG_CONTEXT_TOKENS)
+    storage = base.cache_storage
+    return Price(base.input, base.output, base.cached, long=replace(long, cache_storage=storage),
+                 long_above=LONG_CONTEXT_TOKENS, cache_storage=storage)  # fmt: skip
 
+
+PRO_STORAGE = 4.50  # explicit context cache storage, USD per million tokens per hour
+FLASH_STORAGE = 1.00
 
 PRICES: dict[str, Price] = {
-    "gemini-3-pro": _tiered(Price(2.00, 12.00, 0.20), Price(4.00, 18.00, 0.40)),
-    "gemini-3-flash": Price(0.50, 3.00, 0.05),
-    "gemini-2.5-pro": _tiered(Price(1.25, 10.00, 0.125), Price(2.50, 15.00, 0.25)),
-    "gemini-2.5-flash": Price(0.30, 2.50, 0.03),
-    "gemini-2.5-flash-lite": Price(0.10, 0.40, 0.01),
-    "gemini-2.0-flash": Price(0.10, 0.40, 0.025),
+    "gemini-3-pro": _tiered(Price(2.00, 12.00, 0.20, cache_storage=PRO_STORAGE),
+                            Price(4.00, 18.00, 0.40)),
+    "gemini-3-flash": Price(0.50, 3.00, 0.05, cache_storage=FLASH_STORAGE),
+    "gemini-2.5-pro": _tiered(Price(1.25, 10.00, 0.125, cache_storage=PRO_STORAGE),
+                              Price(2.50, 15.00, 0.25)),
+    "gemini-2.5-flash": Price(0.30, 2.50, 0.03, cache_storage=FLASH_STORAGE),
+    "gemini-2.5-flash-lite": Price(0.10, 0.40, 0.01, cache_storage=FLASH_STORAGE),
+    "gemini-2.0-flash": Price(0.10, 0.40, 0.025, cache_storage=FLASH_STORAGE),
     "gemini-2.0-flash-lite": Price(0.075, 0.30),
+}  # fmt: skip
+
+#: The smallest explicit context cache each model accepts (tokens), as published; a model
+#: not listed: :data:`DEFAULT_MIN_CACHE_TOKENS`.
+MIN_CACHE_TOKENS: dict[str, int] = {
+    "gemini-3-pro": 4096,
+    "gemini-3-flash": 1024,
+    "gemini-2.5-pro": 4096,
+    "gemini-2.5-flash": 1024,
+    "gemini-2.0-flash": 4096,
 }
+DEFAULT_MIN_CACHE_TOKENS = 4096
+
+
+def min_cache_tokens(model: str) -> int:
+    """The smallest explicit context cache ``model`` accepts (``models/`` prefix allowed)."""
+    name = model.removeprefix("models/")
+    return longest_prefix(name, MIN_CACHE_TOKENS) or DEFAULT_MIN_CACHE_TOKENS
+
 
 #: The window of a Gemini model this table does not know (that of current Gemini models).
 DEFAULT_CONTEXT_WINDOW = 1_048_576

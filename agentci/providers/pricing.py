@@ -7,7 +7,9 @@ refused before the run (see :func:`has_price`).
 
 How a call is priced: the prompt's cached tokens (part of the prompt count) at the cached
 price, thinking tokens at the thinking price (the output price unless one is given), and the
-long-context tier's prices for the whole call when the prompt is above its threshold.
+long-context tier's prices for the whole call when the prompt is above its threshold; an
+explicit context cache's written tokens at the input price and its storage (token-hours) at
+the storage price (see :mod:`agentci.usage`).
 """
 
 from __future__ import annotations
@@ -22,14 +24,24 @@ if TYPE_CHECKING:
     from agentci.usage import Usage
 
 
-def _from_override(p: Pricing) -> Price:
-    return Price(p.input_per_mtok, p.output_per_mtok, p.cached_per_mtok, p.thinking_per_mtok)
+def _from_override(model: str, p: Pricing) -> Price:
+    storage = p.cache_storage_per_mtok_hour
+    if storage is None:  # the table's storage price, when it has one
+        table = defaults_for(model).price
+        storage = table.cache_storage if table is not None else None
+    return Price(
+        p.input_per_mtok,
+        p.output_per_mtok,
+        p.cached_per_mtok,
+        p.thinking_per_mtok,
+        cache_storage=storage,
+    )
 
 
 def price_for(model: str, override: Pricing | None = None) -> Price | None:
     """The price of ``model`` (the recipe's override first), or None when unknown."""
     if override is not None:
-        return _from_override(override)
+        return _from_override(model, override)
     return defaults_for(model).price
 
 
@@ -60,5 +72,7 @@ def cost_for(model: str, usage: Usage, override: Pricing | None = None) -> float
         + cached * cached_price
         + usage.output_tokens * price.output
         + usage.thoughts_tokens * thinking_price
+        + usage.cache_write_tokens * price.input
+        + usage.cache_storage_token_hours * (price.cache_storage or 0.0)
     )
     return round(total / 1_000_000, 8)

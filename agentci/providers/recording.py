@@ -70,7 +70,8 @@ class RecordingProvider:
         failed = False
         try:
             async for chunk in self.inner.stream(request):
-                chunks.append(chunk)
+                if chunk.warning is None:  # the provider's own news is not the model's answer
+                    chunks.append(chunk)
                 yield chunk
         except BaseException as e:
             # a fault of the call itself is not part of the session; the consumer

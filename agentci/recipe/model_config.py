@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, PositiveInt, field_validator, model_validator
@@ -18,6 +19,11 @@ class Pricing(Strict):
     cached_per_mtok: Price | None = None
     thinking_per_mtok: Price | None = Field(
         default=None, description="Defaults to the output price."
+    )
+    cache_storage_per_mtok_hour: Price | None = Field(
+        default=None,
+        description="Storage of an explicit context cache (model.cache: explicit), USD per "
+        "million tokens per hour (default: the built-in table's price for the model, else 0).",
     )
 
 
@@ -96,6 +102,20 @@ class ModelConfig(Strict):
         le=100,
         description="An answer cut by the output limit (MAX_TOKENS) is continued at most this "
         "many times; still cut: budget_exhausted (max_output_tokens).",
+    )
+    cache: Literal["implicit", "explicit"] = Field(
+        default="implicit",
+        description="implicit: the provider's own prompt cache serves the stable prefix "
+        "agentci sends. explicit (Gemini only): agentci creates a context cache of the system "
+        "instruction, the tool declarations and the conversation so far, sends only the rest, "
+        "and deletes the cache when the task ends (docs/gemini.md).",
+    )
+    cache_ttl_seconds: int = Field(
+        default=600,
+        ge=60,
+        le=86_400,
+        description="model.cache: explicit: how long the context cache lives without a call "
+        "(renewed while the task runs); bounds what a cache left behind by a killed run costs.",
     )
 
     @field_validator("base_url")

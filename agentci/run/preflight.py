@@ -10,7 +10,9 @@
 * Each model can be built: ``model.provider`` names a provider, each model name is one a
   provider serves (:mod:`agentci.providers.registry`: a Gemini model, ``openai:NAME``,
   ``replay:FILE``, ``scripted:FILE``…; a likely typo is named), a ``scripted:`` or ``replay:``
-  file exists and parses, and (for ``run``, not ``validate``) a live model has an API key.
+  file exists and parses, and (for ``run``, not ``validate``) a live model has an API key;
+  ``model.cache: explicit`` is refused for a model whose provider cannot make a context cache
+  (OpenAI-compatible servers: they cache by themselves, there is nothing to ask of them).
 * Each hook whose first word is a relative or absolute path names a file that exists.
 
 :func:`check_recipe` runs every check ``run`` makes before any model call and reports every
@@ -159,6 +161,9 @@ def _model_problems(
                 problems.append(_model_error(source, text, loc, where, model_flag))
         if bad_name:
             continue
+        cache_problem = _cache_problem(model)
+        if cache_problem is not None:
+            problems.append(source.error(cache_problem, *loc, "cache"))
         try:
             if live:
                 registry.make_provider(model, base_dir=recipe_dir)
@@ -173,6 +178,24 @@ def _model_problems(
             else:
                 problems.append(source.error(text, *loc, "name"))
     return problems
+
+
+def _cache_problem(model: ModelConfig) -> str | None:
+    """Why ``model.cache: explicit`` cannot be served for ``model.name`` (None: it can, or it
+    is not asked). Offline models (replay, scripted) take it and make no cache."""
+    if model.cache != "explicit":
+        return None
+    try:
+        entry = registry.route(model.name)[0]
+    except InvalidInput:
+        return None  # the name's own problem is said already
+    if entry.explicit_cache or entry.offline:
+        return None
+    return (
+        f"'explicit' is Gemini's context caching; {entry.name} models "
+        f"({model.name!r}) cannot use it (an OpenAI-compatible server caches repeated prompt "
+        "prefixes by itself): remove model.cache or set it to implicit"
+    )
 
 
 def _name_problem(name: str) -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -75,7 +75,8 @@ class TaskRun:
         self.check: ChangeCheck | None = None  # verify + guards (agentci/verify), once ready
         self.first = True
         self.sandboxes = TaskSandboxes(plan, settings.recipe_path, emit)
-        self.closers: list[Callable[[], None]] = []  # at the end: the provider (--record)
+        # at the end, before task_finished: the provider (--record's cassette, a context cache)
+        self.closers: list[Callable[[], Awaitable[None]]] = []
         self.budget = BudgetTracker(
             plan.budget,
             total=settings.totals,
@@ -139,10 +140,10 @@ class TaskRun:
             )
         finally:
             self._started("")  # the task ended before its prompt was rendered
+            for close in self.closers:  # before task_finished: a warning may follow
+                await close()
             await self._finish(report, int((time.monotonic() - started) * 1000))
             self.finished = report  # reported: a crash in the cleanup below keeps it
-            for close in self.closers:
-                close()
             self.sandboxes.cleanup()
             if workspace is not None:
                 workspace.cleanup()

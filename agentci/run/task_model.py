@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
+from agentci.events import types as ev
 from agentci.loop.meter import PriceFn
 from agentci.providers import make_provider
 from agentci.providers.base import Provider
@@ -26,10 +28,23 @@ def task_provider(spec: TaskSpec, settings: RunSettings) -> Provider:
     return provider
 
 
-def close_provider(provider: Provider) -> None:
-    """Ends what the provider holds open for the task: ``--record``'s cassette."""
+async def close_provider(provider: Provider, emit: Callable[[ev.Event], object]) -> None:
+    """Ends what the provider holds for the task: ``--record``'s cassette, Gemini's context
+    cache (``model.cache: explicit``: deleted, or a ``warning`` says it could not be). Never
+    raises: the task has ended already."""
+    inner = provider
     if isinstance(provider, RecordingProvider):
         provider.close()
+        inner = provider.inner
+    aclose = getattr(inner, "aclose", None)
+    if aclose is None:
+        return
+    try:
+        warnings = await aclose()
+    except Exception as e:  # noqa: BLE001 - said, never a crash of a finished task
+        warnings = [("explicit_cache_not_deleted", f"closing the provider failed: {e}")]
+    for kind, message in warnings:
+        emit(ev.WarningEvent(kind=kind, message=message))
 
 
 def record_path(spec: TaskSpec, record: Path) -> Path:

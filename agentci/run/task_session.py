@@ -35,7 +35,7 @@ def new_session(
     """The task's session; its provider is closed with the task (``task.closers``)."""
     plan = task.plan
     provider = task_provider(plan, task.settings)
-    task.closers.append(lambda: close_provider(provider))
+    task.closers.append(lambda: close_provider(provider, task.emit))
     return Session(
         chat=Chat(provider, plan.model),
         scheduler=Scheduler(tools, policy, ctx, hooks if hooks else None),

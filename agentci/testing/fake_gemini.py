@@ -9,6 +9,8 @@ each generate call consumes the next turn of the script (:mod:`agentci.testing.f
 — or, for a model named in ``scripts``, the next turn of that model's own script, so tasks
 running at once can each have their conversation —, after ``latency`` seconds (0 by default;
 benchmarks give the model a think time), and every request is recorded for assertions.
+It also serves explicit context caches, ``/v1beta/cachedContents`` (:mod:`agentci.testing.fake_caches`:
+create, get, patch, delete, and their use by generate calls, counted in ``fake.caches``).
 
 In tests::
 
@@ -27,9 +29,11 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 from urllib.parse import parse_qs, urlsplit
 
+from agentci.testing.fake_caches import PATH as CACHE_PATH
+from agentci.testing.fake_caches import CacheStore
 from agentci.testing.fake_script import ErrorSpec, UsageSpec, load_script
 from agentci.testing.fake_server import FakeServer, RecordedRequest, ScriptHandler
 
@@ -47,8 +51,45 @@ class _Handler(ScriptHandler):
     NAME: ClassVar[str] = "fake_gemini"
     MALFORMED: ClassVar[bytes] = b'data: {"candidates": [{"content": {"parts": [{"te\r\n\r\n'
 
+    @property
+    def caches(self) -> CacheStore:
+        return cast("CacheStore", self.server.state.extra["caches"])
+
+    def _cache_call(self, method: str) -> None:
+        """``cachedContents`` (see :mod:`agentci.testing.fake_caches`)."""
+        url = urlsplit(self.path)
+        raw = self.read_body()
+        m = CACHE_PATH.match(url.path)
+        if not m:
+            msg = f"fake_gemini: no route {method} {url.path}"
+            self.send_json(404, ErrorSpec(code=404, message=msg).body())
+            return
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            self.send_json(400, ErrorSpec(code=400, message="fake_gemini: body is not JSON").body())
+            return
+        rec = RecordedRequest(method, url.path, "", "", "cachedContents", parse_qs(url.query),
+                              {k.lower(): v for k, v in self.headers.items()}, body)  # fmt: skip
+        with self.server.state.lock:
+            self.server.state.requests.append(rec)
+        code, answer = self.caches.handle(method, m.group(1), body)
+        self.send_json(code, answer)
+
+    def do_GET(self) -> None:  # noqa: N802
+        self._cache_call("GET")
+
+    def do_PATCH(self) -> None:  # noqa: N802
+        self._cache_call("PATCH")
+
+    def do_DELETE(self) -> None:  # noqa: N802
+        self._cache_call("DELETE")
+
     def do_POST(self) -> None:  # noqa: N802
         url = urlsplit(self.path)
+        if CACHE_PATH.match(url.path):
+            self._cache_call("POST")
+            return
         raw = self.read_body()
         m = _PATH.match(url.path)
         try:
@@ -81,6 +122,16 @@ class _Handler(ScriptHandler):
             msg = f"fake_gemini: no action {action}"
             self.send_json(404, ErrorSpec(code=404, message=msg).body())
             return
+        cached_tokens = 0
+        if "cachedContent" in body:
+            entry, refusal = self.caches.for_generate(model, body)
+            if entry is None:
+                with state.lock:
+                    state.requests.append(rec)
+                code, answer = refusal
+                self.send_json(code, answer)
+                return
+            cached_tokens = entry.tokens
         turn, missing = state.take(rec)
         if turn is None:
             msg = f"fake_gemini: {missing}"
@@ -95,7 +146,8 @@ class _Handler(ScriptHandler):
             self.send_json(turn.error.code, turn.error.body(), headers)
             return
         self.think()
-        usage = UsageSpec(prompt=max(1, len(raw) // 4), output=8)
+        own = max(1, len(raw) // 4)
+        usage = UsageSpec(prompt=own + cached_tokens, output=8, cached=cached_tokens)
         chunks = turn.build_chunks(usage, model)
         if action == "generateContent":
             self.send_json(200, _merge(chunks))
@@ -124,6 +176,25 @@ class FakeGemini(FakeServer):
     """The fake Gemini server; a context manager that serves from a background thread."""
 
     handler = _Handler
+
+    def __init__(
+        self,
+        turns: list[Any] | None = None,
+        *,
+        min_cache_tokens: int = 0,
+        create_error: dict[str, Any] | None = None,
+        **options: Any,
+    ) -> None:
+        """``min_cache_tokens``: the smallest cache accepted; ``create_error``: an error
+        (``{"code": 403}``, ErrorSpec fields) every cache create answers with."""
+        super().__init__(turns, **options)
+        error = ErrorSpec.model_validate(create_error) if create_error is not None else None
+        self._state.extra["caches"] = CacheStore(min_tokens=min_cache_tokens, create_error=error)
+
+    @property
+    def caches(self) -> CacheStore:
+        """The explicit context caches and their counts (:mod:`agentci.testing.fake_caches`)."""
+        return cast("CacheStore", self._state.extra["caches"])
 
     def env(self, api_key: str = "fake-key") -> dict[str, str]:
         """Environment for a client of this server (SDK, agentci, Gemini CLI)."""

@@ -66,6 +66,7 @@ class ScriptState:
     next_turn: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
     closing: threading.Event = field(default_factory=threading.Event)
+    extra: dict[str, Any] = field(default_factory=dict)  # a dialect's own state (Gemini: caches)
 
     def take(self, rec: RecordedRequest) -> tuple[Turn | None, str | None]:
         """Record a generate call and consume its turn: ``(turn, None)``, or ``(None, why)``
