@@ -309,9 +309,12 @@ class GeminiProvider:
     async def aclose(self) -> list[Warning]:
         """Delete the task's context cache (``model.cache: explicit``), whatever ended the
         task; returns the warnings to show (a cache that could not be deleted)."""
-        if self.cache is None:
+        if self.cache is None or self.cache.live is None:
             return []
-        return await self.cache.close(self._client)
+        loop = asyncio.get_running_loop()
+        if self._client_loop is not loop:  # some SDK versions bind async HTTP to one loop
+            self._client, self._client_loop = None, loop
+        return await self.cache.close(self._get_client())
 
     async def _call(
         self,

@@ -238,19 +238,18 @@ class ExplicitCache:
     # ---------------------------------------------------------------- deleting
 
     async def _drop(self, client: genai.Client) -> list[Warning]:
-        """Delete the live cache (its storage counted up to now)."""
+        """Delete the live cache (its storage counted up to now). One that expired by this
+        process's clock is deleted too, in case the API's clock differs; its failure is moot."""
         live, self.live = self.live, None
         if live is None:
             return []
         now = self._clock()
         self._count_storage(live, min(now, live.expires))
-        if live.expires <= now:
-            return []  # expired: the API deleted it already
         try:
             await asyncio.wait_for(client.aio.caches.delete(name=live.name), DELETE_TIMEOUT)
         except Exception as e:  # noqa: BLE001 - said, and bounded by the TTL
-            if _not_found(e):
-                return []
+            if live.expires <= now or getattr(e, "code", None) == 404:
+                return []  # gone already
             left = max(0, int(live.expires - now))
             return [(NOT_DELETED, f"the context cache {live.name} could not be deleted "
                      f"({type(e).__name__}: {' '.join(str(e).split())[:200]}); it expires "
@@ -258,10 +257,8 @@ class ExplicitCache:
         self.deleted += 1
         return []
 
-    async def close(self, client: genai.Client | None) -> list[Warning]:
+    async def close(self, client: genai.Client) -> list[Warning]:
         """Delete the cache, if one lives (the task ended, however it ended)."""
-        if client is None or self.live is None:
-            return []
         return await self._drop(client)
 
     def take_charges(self) -> Charges:
@@ -273,7 +270,3 @@ class ExplicitCache:
         """A call that reported no usage: its charges go with the next one."""
         self.pending.write_tokens += charges.write_tokens
         self.pending.token_hours += charges.token_hours
-
-
-def _not_found(e: Exception) -> bool:
-    return getattr(e, "code", None) == 404

@@ -111,7 +111,7 @@ def test_sigterm_mid_model_call_deletes_the_cache(tmp_path: Path):
     with _fake(turns) as fake:
         case = _case(tmp_path)
         proc = case.popen("-q", env=fake.env())
-        wait_for(lambda: len(fake.generate_requests) >= 3, what="the third model call")
+        wait_for(lambda: len(fake.generate_requests) >= 3, timeout=60, what="the third call")
         assert fake.caches.live == ["cachedContents/fake1"]
         proc.send_signal(signal.SIGTERM)
         try:
