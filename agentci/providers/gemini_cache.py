@@ -44,7 +44,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
-from agentci.events.types import WarningKind
+from agentci.events.warning_events import WarningKind
 from agentci.providers.base import ModelRequest
 from agentci.providers.gemini_tables import min_cache_tokens
 from agentci.providers.gemini_wire import tool_to_json
