@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, Final
 from agentci.events.warning_events import WarningKind
 from agentci.providers.base import ModelRequest
 from agentci.providers.gemini_tables import min_cache_tokens
-from agentci.providers.gemini_wire import tool_to_json
+from agentci.providers.gemini_wire import tool_to_json, tools_to_sdk
 from agentci.usage import Usage
 
 if TYPE_CHECKING:
@@ -184,8 +184,6 @@ class ExplicitCache:
     ) -> tuple[_Live | None, str]:
         # deferred: google-genai is slow to import (seconds); only a Gemini call needs it
         from google.genai import types
-
-        from agentci.providers.gemini_wire import tools_to_sdk
 
         try:
             config = types.CreateCachedContentConfig(
