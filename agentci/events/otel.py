@@ -55,7 +55,7 @@ class OtelSink:
         self._tasks: dict[str, Span] = {}
         self._turns: dict[str, Span] = {}
         self._models: dict[str, Span] = {}
-        self._tools: dict[str, Span] = {}
+        self._tools: dict[str, tuple[str, Span]] = {}  # call id → (task, span)
 
     def _clean(self, value: Any) -> Any:
         if isinstance(value, str):
@@ -126,13 +126,14 @@ class OtelSink:
                     })  # fmt: skip
                 self._end(span, event)
             case ev.ToolCallRequest():
-                self._tools[event.call_id] = self._start(
+                self._tools[event.call_id] = (t, self._start(
                     f"execute_tool {event.name}", self._turns.get(t) or self._parent(t), event,
                     **{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": event.name,
                        "gen_ai.tool.call.id": event.call_id},
-                )  # fmt: skip
+                ))  # fmt: skip
             case ev.ToolCallResponse():
-                self._end(self._tools.pop(event.call_id, None), event, event.error or "")
+                _, tool = self._tools.pop(event.call_id, ("", None))
+                self._end(tool, event, event.error or "")
             case ev.VerifyResult():
                 span = self._start("agentci.verify", self._parent(t), event, **{
                     "agentci.verify.phase": event.phase})  # fmt: skip
@@ -155,14 +156,16 @@ class OtelSink:
                     "agentci.retry.attempt": event.attempt,
                     "agentci.retry.reason": event.reason})  # fmt: skip
             case ev.TaskFinished():
-                for table in (self._models, self._turns):
-                    self._end(table.pop(t, None), event)
+                self._end_open(event, f"unfinished: the task ended {event.status}", task=t)
                 span = self._tasks.pop(t, None)
                 if span is not None:
                     span.set_attribute("agentci.status", event.status)
                     span.set_attribute("agentci.exit_code", event.exit_code)
                 self._end(span, event, event.reason if event.exit_code else "")
-            case ev.RunFinished() if not self._in_batch:
+            case ev.RunFinished() if self._in_batch:
+                self._end_open(event, f"unfinished: the run ended {event.status}")
+            case ev.RunFinished():
+                self._end_open(event, f"unfinished: the run ended {event.status}")
                 if self._run is None:  # a run refused before it started
                     self._run = self._start("agentci.run", None, event)
                 run = self._run
@@ -172,6 +175,20 @@ class OtelSink:
                 self._run = None
             case _:
                 pass
+
+    def _end_open(self, event: ev.Event, why: str, task: str | None = None) -> None:
+        """End the spans still open when their task (``task``) or the run ends — a tool call
+        a signal cut short, a turn — so they are exported too, tool calls with ``why``."""
+        for call_id, (owner, span) in list(self._tools.items()):
+            if task is None or owner == task:
+                del self._tools[call_id]
+                self._end(span, event, why)
+        for table in (self._models, self._turns):
+            for name in [n for n in table if task is None or n == task]:
+                self._end(table.pop(name), event)
+        if task is None:
+            for name in list(self._tasks):
+                self._end(self._tasks.pop(name), event, why)
 
     def close(self) -> None:
         """Export what is left (a batch's tracing is closed by the batch)."""

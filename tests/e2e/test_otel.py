@@ -8,12 +8,15 @@ exporter sends them to, as it does for a user.
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
-from e2e_scenario import make_case
+from e2e_scenario import make_case, pids_with, shell_call, wait_for
 from otel_spans import OtlpReceiver, clean_env, closed_port, run_with_memory_exporter
 
 from agentci.testing.fake_gemini import FakeGemini
@@ -117,9 +120,37 @@ def test_a_refused_run_is_still_one_span_with_its_error(tmp_path: Path):
     assert span["attrs"]["agentci.status"] == "invalid_input"
 
 
+def test_a_run_cancelled_by_sigterm_still_exports_its_spans(tmp_path: Path):
+    marker = f"sleep 61.{os.getpid()}{time.monotonic_ns() % 10**6:06d}"
+    allow = {"rules": [{"tool": "run_shell_command", "command": "sleep", "decision": "allow"}]}
+    case = make_case(tmp_path, [shell_call(marker), {"text": "done"}], {"policy": allow})
+    with OtlpReceiver() as collector:
+        env = {"TRACEPARENT": TRACEPARENT, "OTEL_EXPORTER_OTLP_ENDPOINT": collector.endpoint}
+        proc = case.popen("-q", env={**env, **_no_otel_overrides()})
+        try:
+            wait_for(lambda: pids_with(marker), what="the tool to start")
+            proc.send_signal(signal.SIGTERM)
+            code = proc.wait(timeout=60)
+        finally:
+            proc.kill()
+            proc.communicate()
+        spans = list(collector.spans)
+    assert code == 143
+    by_name = {s["name"]: s for s in spans}
+    run = by_name["agentci.run"]
+    assert (run["parent"], run["attrs"]["agentci.status"]) == (PARENT, "cancelled")
+    assert run["attrs"]["agentci.exit_code"] == 143
+    # the call the signal cut short is exported too, under its turn and task
+    tool, turn, task = (by_name[n] for n in ("execute_tool run_shell_command", "agentci.turn",
+                                              "agentci.task case"))  # fmt: skip
+    assert (tool["parent"], turn["parent"]) == (turn["id"], task["id"])
+    assert task["attrs"]["agentci.status"] == "cancelled"
+    assert {s["trace"] for s in spans} == {TRACE}
+
+
 def _no_otel_overrides() -> dict[str, str]:
     """The machine's OTEL_* settings do not reach the run (case.run adds to os.environ)."""
-    return {k: "" for k in __import__("os").environ if k.startswith("OTEL_")}
+    return {k: "" for k in os.environ if k.startswith("OTEL_")}
 
 
 def test_importing_agentci_does_not_import_opentelemetry():
