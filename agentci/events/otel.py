@@ -2,7 +2,8 @@
 
 On when ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set or ``agentci run --otel``: spans
 run → task → turn → model call / tool call, and verify and hook spans under their task, with
-``gen_ai.*`` attributes (model, token usage, tool name and call id). Errors, warnings and
+``gen_ai.*`` attributes (model, token usage, finish reasons, tool name and call id) and
+agentci's own (cost, the policy's decision and rule, status and exit code). Errors, warnings and
 retries are span events on the innermost open span of their task. With ``TRACEPARENT`` in the
 environment the run span is a child of that trace. Every string that is exported — span names,
 attributes, event attributes, status descriptions — goes through the run's redactor. Where the
@@ -119,12 +120,21 @@ class OtelSink:
             case ev.Usage():
                 span = self._models.pop(t, None)
                 if span is not None:
-                    span.set_attributes({
+                    span.set_attributes(self._attrs({
                         "gen_ai.usage.input_tokens": event.prompt_tokens,
                         "gen_ai.usage.output_tokens": event.output_tokens,
                         "gen_ai.usage.cached_tokens": event.cached_tokens,
-                    })  # fmt: skip
+                        "agentci.usage.thoughts_tokens": event.thoughts_tokens,
+                        "agentci.cost_usd": event.cost_usd,
+                    }))  # fmt: skip
                 self._end(span, event)
+            case ev.TurnFinished() if t in self._turns:
+                reasons = [event.finish_reason] if event.finish_reason else None
+                self._turns[t].set_attributes(self._attrs({
+                    "gen_ai.response.finish_reasons": reasons, "agentci.finish": event.finish}))  # fmt: skip
+            case ev.ToolCallDecision() if event.call_id in self._tools:
+                self._tools[event.call_id][1].set_attributes(self._attrs({
+                    "agentci.decision": event.decision, "agentci.rule": event.rule}))  # fmt: skip
             case ev.ToolCallRequest():
                 self._tools[event.call_id] = (t, self._start(
                     f"execute_tool {event.name}", self._turns.get(t) or self._parent(t), event,
@@ -159,8 +169,7 @@ class OtelSink:
                 self._end_open(event, f"unfinished: the task ended {event.status}", task=t)
                 span = self._tasks.pop(t, None)
                 if span is not None:
-                    span.set_attribute("agentci.status", event.status)
-                    span.set_attribute("agentci.exit_code", event.exit_code)
+                    span.set_attributes(self._outcome(event))
                 self._end(span, event, event.reason if event.exit_code else "")
             case ev.RunFinished() if self._in_batch:
                 self._end_open(event, f"unfinished: the run ended {event.status}")
@@ -168,13 +177,19 @@ class OtelSink:
                 self._end_open(event, f"unfinished: the run ended {event.status}")
                 if self._run is None:  # a run refused before it started
                     self._run = self._start("agentci.run", None, event)
-                run = self._run
-                run.set_attribute("agentci.status", event.status)
-                run.set_attribute("agentci.exit_code", event.exit_code)
-                self._end(run, event, event.reason if event.exit_code else "")
+                self._run.set_attributes(self._outcome(event))
+                self._end(self._run, event, event.reason if event.exit_code else "")
                 self._run = None
             case _:
                 pass
+
+    def _outcome(self, event: ev.TaskFinished | ev.RunFinished) -> dict[str, Any]:
+        """A task's or the run's status, exit code, model calls and cost."""
+        return self._attrs({
+            "agentci.status": event.status, "agentci.exit_code": event.exit_code,
+            "agentci.model_calls": event.usage.model_calls,
+            "agentci.cost_usd": event.usage.cost_usd,
+        })  # fmt: skip
 
     def _end_open(self, event: ev.Event, why: str, task: str | None = None) -> None:
         """End the spans still open when their task (``task``) or the run ends — a tool call

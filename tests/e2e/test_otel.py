@@ -58,10 +58,20 @@ def _check_tree(spans: list[dict]) -> None:
     )
     assert [c["attrs"]["gen_ai.usage.input_tokens"] for c in chats] == [900, 1000]
     assert chats[0]["attrs"]["gen_ai.usage.cached_tokens"] == 300
+    # gemini-2.5-flash: $0.30 a million prompt tokens ($0.03 cached), $2.50 a million output
+    cost = 600 * 0.3e-6 + 300 * 0.03e-6 + 12 * 2.5e-6
+    assert chats[0]["attrs"]["agentci.cost_usd"] == pytest.approx(cost)
+    assert [t["attrs"]["gen_ai.response.finish_reasons"] for t in turns] == [["STOP"], ["STOP"]]
+    assert [t["attrs"]["agentci.finish"] for t in turns] == ["stop", "stop"]
     assert sorted(c["parent"] for c in chats) == sorted(t["id"] for t in turns)
     tool = by_name["execute_tool read_file"]
     assert tool["parent"] == chats[0]["parent"]  # the turn that asked for it
     assert tool["attrs"]["gen_ai.tool.call.id"] == "c1"
+    assert tool["attrs"]["agentci.decision"] == "allow"
+    assert run["attrs"]["agentci.model_calls"] == 2
+    assert run["attrs"]["agentci.cost_usd"] == pytest.approx(
+        sum(c["attrs"]["agentci.cost_usd"] for c in chats)
+    )
 
 
 def test_the_run_is_a_tree_of_spans_under_the_traceparent(tmp_path: Path):
