@@ -16,6 +16,7 @@ import contextlib
 import functools
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,7 @@ from agentci.events import types as ev
 from agentci.events.sinks import Emitter, utc_now
 from agentci.loop.budget import RunTotals
 from agentci.outcome import Status, exit_code_for, run_outcome
+from agentci.providers.registry import is_offline, warm_up
 from agentci.reports.child import write_outputs_in_child
 from agentci.reports.redact import Redactor
 from agentci.reports.report import RunReport, TaskReport
@@ -82,6 +84,7 @@ class Runner:
         self.reports: list[TaskReport] = []  # the tasks finished so far (a crash keeps them)
         self.patches: dict[str, str] = {}
         self.workers: LoopWorkers | None = None  # the loop's thread pool, when the run owns it
+        self._warming: asyncio.Future[None] | None = None  # the SDK's import (_warm_up)
 
     def cancel(self, signal_name: str) -> None:
         """Stop the running task (the tasks not started yet are not run), or the writing of
@@ -107,6 +110,7 @@ class Runner:
                 agentci_version=__version__,
             )
         )
+        self._warm_up()
         reports, patches = self.reports, self.patches
         if self.signal_name is not None:  # it came while the run was set up (run/early.py)
             self.emitter.emit(ev.UserCancelled(signal=self.signal_name))
@@ -162,6 +166,22 @@ class Runner:
         await self._finish(report, patches)
         return report
 
+    def _warm_up(self) -> None:
+        """Import the live models' SDK in a worker thread, so that it overlaps the workspace,
+        setup and the baseline verify instead of delaying the first request. Not for a task
+        whose verify may end it before any model call (``skip_if_passing``: a pre-commit hook
+        on a clean file would pay for an SDK it never uses)."""
+        models = [
+            name
+            for plan in self.plans
+            if plan.verify is None or not plan.verify.skip_if_passing
+            for name in (plan.model.name, *plan.model.fallback_names())
+        ]
+        if self.workers is None or all(is_offline(name) for name in models):
+            return
+        # errors are left for the first call, which imports the SDK again
+        self._warming = asyncio.get_running_loop().run_in_executor(None, _quietly, warm_up, models)
+
     async def _finish(self, report: RunReport, patches: dict[str, str]) -> None:
         """Write the outputs off the event loop, then ``run_finished`` (see the module doc)."""
         out, rd = self.out_dir, self.redactor
@@ -193,6 +213,11 @@ class Runner:
                 write_outputs(out, report, None, rd, step_summary=False, optional=self.optional)
         self.committed = True
         self.emitter.emit(_run_finished(report))
+
+
+def _quietly(job: Callable[[list[str]], None], models: list[str]) -> None:
+    with contextlib.suppress(Exception):
+        job(models)
 
 
 def _mark_unwritten(report: RunReport, failed: list[str], emitter: Emitter) -> None:

@@ -5,6 +5,7 @@ writes no report.html or sarif.json (docs/outputs.md)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,10 +15,10 @@ from precommit_project import FILES
 
 from agentci.testing.repo import commit_repo
 
-#: ``agentci pre-commit other.py`` as the console script runs it, then what it had loaded.
+#: ``agentci pre-commit ARGS`` as the console script runs it, then what it had loaded.
 HOOK_THEN_MODULES = """\
 import json, sys
-sys.argv = ["agentci", "pre-commit", "other.py"]
+sys.argv = ["agentci", "pre-commit", *sys.argv[1:]]
 from agentci.cli import main
 try:
     main()
@@ -41,12 +42,22 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.fixture(scope="module")
-def clean_hook(project: Path) -> dict:
+@pytest.fixture(
+    scope="module",
+    params=[
+        ["other.py"],  # the project's recipe: a scripted model
+        ["--recipe", "fix-lint", "--", "other.py"],  # the built-in hook: Gemini, and ruff
+    ],
+    ids=["scripted", "fix-lint"],
+)
+def clean_hook(project: Path, request: pytest.FixtureRequest) -> dict:
     """The hook run once on a file that passes; the modules and event models it loaded."""
+    env = {**os.environ, "GEMINI_API_KEY": "", "GOOGLE_API_KEY": ""}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # ruff
     done = subprocess.run(
-        [sys.executable, "-c", HOOK_THEN_MODULES],
+        [sys.executable, "-c", HOOK_THEN_MODULES, *request.param],
         cwd=project,
+        env=env,
         capture_output=True,
         text=True,
         timeout=120,
