@@ -13,11 +13,12 @@ When a cache is made (:meth:`ExplicitCache.prepare`, before each call):
 * not on the first call of a task (a one-call task would pay for a cache it never reads),
   and only once the part to cache is at least the model's smallest cacheable size
   (:func:`~agentci.providers.gemini_tables.min_cache_tokens`, estimated at 4 characters a token);
-* again, replacing the old one, when the part sent after the cache has grown as large as the
-  cache itself (so at least about half of each request is served from it, with a number of
-  caches that grows with the logarithm of the conversation's length), when the history no
-  longer starts with what the cache holds (compression or masking rewrote it), when the model
-  changed (a fallback), or when the cache is about to expire.
+* again, replacing the old one, once what the requests since it was made paid for the part
+  sent after it, at the full price, would have bought writing a new cache of everything up to
+  now (the rent-or-buy rule: ``0.9 × characters sent after the cache ≥ the new cache's size``,
+  0.9 being what a cached token saves); when the history no longer starts with what the cache
+  holds (compression or masking rewrote it); when the model changed (a fallback); or when the
+  cache is about to expire.
 
 Its time to live is ``model.cache_ttl_seconds``; it is renewed (``PATCH ttl``) when less than
 half of it is left at a call, and deleted when a newer one replaces it and when the task ends,
@@ -60,6 +61,9 @@ EXPIRY_MARGIN = 30.0
 #: How long deleting a cache may take at the end of a task.
 DELETE_TIMEOUT = 10.0
 CHARS_PER_TOKEN = 4
+#: What a token served from the cache saves, as a share of the input price (cached tokens
+#: cost about a tenth of it): the rule that replaces a cache weighs it.
+SAVED = 0.9
 DISPLAY_NAME = "agentci"
 
 Warning = tuple[WarningKind, str]
@@ -98,6 +102,7 @@ class _Live:
     tokens: int  # as the API counted them
     expires: float  # time.monotonic() of its expiry
     counted: float = field(default=0.0)  # storage is counted up to this time.monotonic()
+    tail_sent: int = 0  # characters sent after it (at the full price) since it was made
 
 
 def _chars(contents: list[dict[str, Any]]) -> int:
@@ -138,10 +143,12 @@ class ExplicitCache:
             live = None
         if live is not None:
             tail = contents[len(live.prefix) :]
-            if _chars(tail) < live.chars:  # the cache still holds most of the request
+            tail_chars = _chars(tail)
+            if SAVED * (live.tail_sent + tail_chars) < live.chars + tail_chars:  # keep it
                 warnings += await self._renew(client, live, now)
                 if self.live is live:
                     self._count_storage(live, now)
+                    live.tail_sent += tail_chars
                     return live.name, tail, warnings
                 live = None
         prefix = contents[:-1]
