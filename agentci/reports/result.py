@@ -6,6 +6,7 @@ Top level::
      "summary": "<the model's last message>",   # several tasks: "[task] message" blocks
      "usage": {"prompt_tokens", "output_tokens", "thoughts_tokens", "cached_tokens",
                "total_tokens", "cost_usd", "model_calls", "estimated_calls",
+               "cache_write_tokens", "cache_storage_token_hours",  # model.cache: explicit
                "cache_hit_rate"},              # cached / prompt tokens, null without prompt
      "cost_usd": 0.0123 | null, "turns": 7, "tool_calls": 12,
      "changed_files": ["src/x.py"],             # union over tasks, sorted

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from e2e_scenario import assert_agree, jsonl_lines, make_case, wait_for
 
 from agentci.providers.pricing import cost_for
@@ -21,6 +22,7 @@ from agentci.testing.fake_caches import tokens_of
 from agentci.testing.fake_gemini import FakeGemini
 from agentci.usage import Usage
 
+DOC = Path(__file__).parents[2] / "docs" / "gemini.md"
 FAST = {"initial_delay_seconds": 0, "max_delay_seconds": 0}
 FILES = {"a.txt": "alpha\n", "b.txt": "beta\n"}
 MODEL = "gemini-2.5-flash"
@@ -156,3 +158,26 @@ def test_an_openai_compatible_model_with_explicit_cache_is_refused_before_any_ca
         "openai models ('openai:gpt-4o') cannot use it"
     ) in run.stderr
     assert "remove model.cache or set it to implicit" in run.stderr
+
+
+def _doc_recipe() -> dict[str, Any]:
+    """The recipe docs/gemini.md shows for ``model.cache: explicit``."""
+    text = DOC.read_text()
+    start = text.index("```yaml\nversion: 1\nname: fix-tests-cached\n") + len("```yaml\n")
+    return yaml.safe_load(text[start : text.index("```", start)])
+
+
+def test_the_recipe_in_docs_gemini_md_caches_and_cleans_up(tmp_path: Path):
+    recipe = _doc_recipe()
+    assert recipe["model"]["cache"] == "explicit"
+    turns = [_call("read_file", "c1", file_path="a.txt"),
+             {"function_calls": [{"name": "write_file", "id": "c2",
+                                  "args": {"file_path": "a.txt", "content": "alpha!\n"}}]},
+             {"text": "Fixed."}]  # fmt: skip
+    with _fake(turns) as fake:
+        run = make_case(tmp_path, None, recipe, FILES).run(env=fake.env())
+        caches = fake.caches
+    assert_agree(run, "success", 0)
+    assert (caches.created, caches.deleted, caches.live, caches.used) == (1, 1, [], 2)
+    assert caches.bodies[0]["ttl"] == f"{recipe['model']['cache_ttl_seconds']}s"
+    assert run.result["usage"]["cached_tokens"] == 2 * tokens_of(caches.bodies[0])
