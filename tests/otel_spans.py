@@ -83,7 +83,8 @@ def _value(any_value: Any) -> Any:
 
 class OtlpReceiver:
     """An OTLP/HTTP trace receiver on 127.0.0.1 (a context manager); ``spans`` holds every
-    span received, decoded: name, trace, id, parent (hex, None for a root), attrs, resource."""
+    span received, decoded: name, trace, id, parent (hex, None for a root), state (W3C tracestate), attrs,
+    resource."""
 
     def __init__(self) -> None:
         self.spans: list[dict[str, Any]] = []
@@ -114,6 +115,7 @@ class OtlpReceiver:
                             receiver.spans.append({
                                 "name": s.name, "trace": s.trace_id.hex(), "id": s.span_id.hex(),
                                 "parent": s.parent_span_id.hex() or None,
+                                "state": s.trace_state,
                                 "attrs": {a.key: _value(a.value) for a in s.attributes},
                                 "resource": resource,
                             })  # fmt: skip

@@ -30,8 +30,11 @@ from agentci.events.sinks import utc_now
 
 
 def _ns(ts: str) -> int | None:
+    """An event's ``ts`` (``…Z``, which Python 3.10's fromisoformat does not read) in ns."""
     try:
-        return int(datetime.fromisoformat(ts).timestamp() * 1e9) if ts else None
+        return (
+            int(datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp() * 1e9) if ts else None
+        )
     except ValueError:
         return None
 

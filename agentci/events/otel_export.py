@@ -86,11 +86,15 @@ class Tracing:
     def start(
         self, name: str, parent: Span | None, attributes: dict[str, Any], start_time: int | None
     ) -> Span:
-        """A span under ``parent``; without one, a root span, the child of ``TRACEPARENT``."""
+        """A span under ``parent``; without one, a root span, the child of ``TRACEPARENT``
+        (with ``TRACESTATE``, when set)."""
         if parent is not None:
             ctx = trace.set_span_in_context(parent)
         else:
-            carrier = {"traceparent": os.environ.get("TRACEPARENT", "")}
+            carrier = {
+                "traceparent": os.environ.get("TRACEPARENT", ""),
+                "tracestate": os.environ.get("TRACESTATE", ""),
+            }
             ctx = TraceContextTextMapPropagator().extract(carrier)
         return self.tracer.start_span(
             name, context=ctx, attributes=attributes, start_time=start_time

@@ -90,7 +90,7 @@ def test_the_run_is_a_tree_of_spans_under_the_traceparent(tmp_path: Path):
 def test_a_collector_receives_the_span_tree_under_the_traceparent(tmp_path: Path):
     case = _case(tmp_path)
     with FakeGemini(TURNS) as fake, OtlpReceiver() as collector:
-        env = {**fake.env(), "TRACEPARENT": TRACEPARENT,
+        env = {**fake.env(), "TRACEPARENT": TRACEPARENT, "TRACESTATE": "ci=build7",
                "OTEL_EXPORTER_OTLP_ENDPOINT": collector.endpoint}  # fmt: skip
         run = case.run("-q", env={**env, **_no_otel_overrides()})
         spans = list(collector.spans)
@@ -99,6 +99,7 @@ def test_a_collector_receives_the_span_tree_under_the_traceparent(tmp_path: Path
     run_span = next(s for s in spans if s["name"] == "agentci.run")
     assert run_span["attrs"]["agentci.status"] == "no_changes"
     assert run_span["attrs"]["agentci.exit_code"] == 0
+    assert {s["state"] for s in spans} == {"ci=build7"}  # the pipeline's tracestate goes along
     assert "could not be exported" not in run.stderr
 
 
