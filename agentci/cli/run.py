@@ -91,6 +91,19 @@ from agentci.run.launch import LaunchOptions, launch
     help="Do not run a task whose change from this HEAD is already on a branch "
     "(outputs.branch): it ends no_changes, already_proposed, without a model call.",
 )
+@click.option(
+    "--resume",
+    type=click.Path(path_type=Path, file_okay=False),
+    metavar="OUT",
+    help="Go on from the earlier run whose outputs are in OUT: tasks stopped by a budget, "
+    "timeout, signal or unavailable model continue from their last complete turn with fresh "
+    "budgets; success and verify_failed tasks are kept (docs/resume.md).",
+)
+@click.option(
+    "--resume-force",
+    is_flag=True,
+    help="With --resume: go on even when the model, tools or workspace changed since.",
+)
 @click.option("-v", "--verbose", is_flag=True, help="Show turns, thoughts and allowed calls.")
 @click.option(
     "-q",
@@ -120,6 +133,8 @@ def run_command(
     budget: dict[str, float],
     shard: str | None,
     skip_if_proposed: bool,
+    resume: Path | None,
+    resume_force: bool,
     verbose: bool,
     quiet: bool,
     otel: bool,
@@ -148,6 +163,13 @@ def run_command(
         allow=list(allow) or None,
     )
 
+    if resume_force and resume is None:
+        raise fail("--resume-force goes with --resume OUT")
+    if resume is not None and shard is not None:
+        raise fail(
+            "--resume with --shard is not supported yet: resume the shard's tasks with "
+            "agentci run RECIPE --resume OUT"
+        )
     if shard is not None:
         if recipe is None or fields:
             raise fail("--shard runs a shard of a RECIPE as it is: without --prompt and the flags")
@@ -167,6 +189,8 @@ def run_command(
             quiet=quiet,
             otel=otel,
             skip_if_proposed=skip_if_proposed,
+            resume=resume,
+            resume_force=resume_force,
             fields=fields,
             answer_to_stdout=prompt is not None,
         )

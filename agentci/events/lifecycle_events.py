@@ -22,6 +22,7 @@ class RunStarted(EventBase):
     recipe_name: str
     tasks: list[str]
     agentci_version: str
+    resumed_from: str | None = None  # agentci run --resume OUT: the earlier output folder
 
 
 class ContextFileInfo(BaseModel):

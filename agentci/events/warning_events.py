@@ -27,6 +27,7 @@ WarningKind = Literal[
     "mcp_tool_skipped",
     "explicit_cache_unavailable",
     "explicit_cache_not_deleted",
+    "resume_changed",
 ]
 
 
@@ -48,7 +49,9 @@ class WarningEvent(EventBase):
     ``ignored_files_written`` / ``ignored_scan_truncated`` / ``nested_repository`` /
     ``unreadable_file`` (what the agent wrote that patch.diff does not carry),
     ``branch_failed`` (``outputs.branch`` made no commit), ``console_unavailable`` (a console
-    sink was dropped), ``hook_warning`` (an observing hook failed; the loop goes on), ``mcp_tool_skipped`` (an MCP
+    sink was dropped), ``hook_warning`` (an observing hook failed; the loop goes on), ``resume_changed``
+    (``--resume``: something changed since the earlier run that the history does not depend
+    on, or ``--resume-force`` went on over a change), ``mcp_tool_skipped`` (an MCP
     server's tool that cannot be offered), ``explicit_cache_unavailable`` (``model.cache:
     explicit`` could not create a context cache: the task goes on with implicit caching),
     ``explicit_cache_not_deleted`` (a context cache could not be deleted: it is billed until

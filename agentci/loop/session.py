@@ -102,6 +102,27 @@ class Session:
         state.messages.append(Message(role="user", parts=[*first, TextPart(prompt)]))
         self.task_prompt = self.task_prompt or prompt
         self.loops.new_prompt()
+        async for event in self._loop():
+            yield event
+
+    async def resume(self) -> AsyncIterator[ev.Event]:
+        """Go on from the conversation already in the state (``agentci run --resume``, which
+        keeps it up to its last complete turn): the model answers its last user message; a
+        conversation that ends with the model's final answer needs no model call."""
+        state = self.state
+        first = next((m for m in state.messages if m.role == "user"), None)
+        self.task_prompt = self.task_prompt or (first.text if first else "")
+        self.loops.new_prompt()
+        last = state.messages[-1] if state.messages else None
+        if last is not None and last.role == "model" and not last.tool_calls:
+            state.final_text = last.text.strip()
+            return
+        async for event in self._loop():
+            yield event
+
+    async def _loop(self) -> AsyncIterator[ev.Event]:
+        """Model turns until the model answers without tool calls (see :meth:`run`)."""
+        state = self.state
         while True:
             self.budget.before_turn(state)
             if self.judge is not None and self.judge.due(state.turns):

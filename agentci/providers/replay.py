@@ -3,7 +3,8 @@
 The cassette's format is :mod:`agentci.providers.cassette`: one line per model call, the
 answer's chunks as agentci streamed them (format 2, read without any SDK), or as Gemini's REST
 API sent them (format 1, the older one, still read). Each line's expectations are checked
-against the live request.
+against the live request. A resumed conversation (``agentci run --resume``) goes on with the
+line after the answers its history already holds.
 
 A replay never invents answers: running out of lines or a failed expectation raises
 :class:`~agentci.errors.ProviderFailed`. A malformed cassette is
@@ -25,6 +26,7 @@ from agentci.providers.cassette import (
     load_cassette,
 )
 from agentci.providers.defaults import ModelDefaults
+from agentci.providers.history import earlier_answers
 from agentci.providers.registry import model_file
 
 if TYPE_CHECKING:
@@ -53,6 +55,8 @@ class ReplayProvider:
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
         """Yield the next recorded answer, after checking the request's expectations."""
+        if self._next == 0:  # a resumed conversation goes on where its answers end
+            self._next = earlier_answers(request.messages)
         index = self._next
         if index >= len(self._cassette):
             raise ProviderFailed(

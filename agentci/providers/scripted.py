@@ -9,6 +9,8 @@ For tests and for users' recipe tests: no network, no key, exact control::
 
 A function ``(request, index) -> Reply`` may stand for the whole script or for one entry.
 Running out of replies is a :class:`~agentci.errors.ProviderFailed`, never an invented answer.
+A resumed conversation (``agentci run --resume``) goes on with the reply after the answers its
+history already holds.
 ``scripted:PATH`` in a recipe loads a YAML/JSON list of replies (see :meth:`from_file`).
 """
 
@@ -35,6 +37,7 @@ from agentci.providers.base import (
 )
 from agentci.providers.defaults import ModelDefaults
 from agentci.providers.gemini_tables import finish_of
+from agentci.providers.history import earlier_answers
 from agentci.providers.registry import model_file
 from agentci.recipe.load import load_yaml, validation_errors
 from agentci.usage import Usage
@@ -92,9 +95,12 @@ class ScriptedProvider:
         self.name = name
         self.script = script
         self.requests: list[ModelRequest] = []
+        self._offset = 0  # replies the resumed conversation already holds
 
     def _next(self, request: ModelRequest) -> Reply:
-        index = len(self.requests)
+        if not self.requests:  # a resumed conversation goes on where its answers end
+            self._offset = earlier_answers(request.messages)
+        index = len(self.requests) + self._offset
         self.requests.append(request)
         if callable(self.script):
             return self.script(request, index)

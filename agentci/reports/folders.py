@@ -13,7 +13,7 @@ RESERVED_NAMES = frozenset(
     name.lower()
     for name in (
         "events.jsonl", "patch.diff", "junit.xml", "result.json", "output.json", "summary.md",
-        "report.html", "sarif.json", "tasks", ".gitignore", ".agentci-out",
+        "report.html", "sarif.json", "history.jsonl", "tasks", ".gitignore", ".agentci-out",
     )
 )  # fmt: skip
 

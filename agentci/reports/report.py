@@ -33,6 +33,8 @@ class TaskReport:
     extra: dict[str, Any] = field(default_factory=dict)  # e.g. fixed/regressed tests, guards
     output: dict[str, Any] | None = None  # the structured answer (output.schema), when valid
     context_files: list[dict[str, Any]] = field(default_factory=list)  # {path, bytes, truncated}
+    history: list[dict[str, Any]] | None = None  # history.jsonl: one message each (None: none)
+    resume: dict[str, Any] | None = None  # fingerprint, resumed_from, previous / all_runs totals
 
 
 @dataclass
@@ -49,3 +51,4 @@ class RunReport:
     usage: UsageTotals = field(default_factory=UsageTotals)
     duration_ms: int = 0
     started_at: str = ""
+    resumed_from: str | None = None  # agentci run --resume OUT: the earlier output folder

@@ -15,10 +15,13 @@ Top level::
      "output": {...} | null,   # the structured answer (output.schema); several tasks: {task: {...}}
      "duration_ms": 4200, "started_at": "...", "run_id": "...",
      "recipe": "path/to/recipe.yaml", "recipe_name": "fix-tests",
+     "resumed_from": ".agentci/out.prev" | null,   # agentci run --resume OUT
+     "all_runs": {"turns", "tool_calls", "usage", "cost_usd"},  # this run + the runs it resumed
      "tasks": [{"name", "status", "exit_code", "retryable", "reason", "summary", "model", "turns",
                 "tool_calls", "usage", "cost_usd", "changed_files", "duration_ms",
                 "verify": {"runs", "passed", "counts", "exit_code"} | null, "extra",
-                "output": {...} | null, "context_files": [{"path", "bytes", "truncated"}]}]}
+                "output": {...} | null, "context_files": [{"path", "bytes", "truncated"}],
+                "resume": {"fingerprint", "resumed_from", "previous", "all_runs", ...} | null}]}
 
 ``status`` / ``exit_code`` are the run's (the worst task's) and agree with the process exit code
 and the ``run_finished`` event. The file is written atomically.
@@ -99,6 +102,7 @@ def task_dict(task: TaskReport) -> dict[str, Any]:
         "extra": task.extra,
         "output": task.output,
         "context_files": task.context_files,
+        "resume": task.resume,
     }
 
 
@@ -124,8 +128,28 @@ def result_dict(run: RunReport) -> dict[str, Any]:
         "run_id": run.run_id,
         "recipe": run.recipe,
         "recipe_name": run.recipe_name,
+        "resumed_from": run.resumed_from,
+        "all_runs": all_runs(run),
         "tasks": [task_dict(t) for t in run.tasks],
     }
+
+
+def all_runs(run: RunReport) -> dict[str, Any]:
+    """Turns, tool calls, usage and cost of the tasks over every run so far: this run's plus
+    those of the runs it resumed (``--resume``); the same as this run's when it resumed none."""
+    turns, calls, usages = 0, 0, []
+    for t in run.tasks:
+        block = (t.resume or {}).get("all_runs")
+        if isinstance(block, dict):
+            turns += int(block.get("turns", 0))
+            calls += int(block.get("tool_calls", 0))
+            usages.append(UsageTotals.model_validate(block.get("usage", {})))
+        else:
+            turns, calls = turns + t.turns, calls + t.tool_calls
+            usages.append(t.usage)
+    usage = total(usages)
+    return {"turns": turns, "tool_calls": calls, "usage": usage_dict(usage),
+            "cost_usd": usage.cost_usd}  # fmt: skip
 
 
 def dumps(data: Any) -> str:

@@ -5,6 +5,7 @@ Layout of ``out_dir``::
     events.jsonl   (written by the event sink, not here)
     patch.diff     one task: its patch (empty file when nothing changed)
     tasks/<name>/patch.diff   several tasks: one patch per task instead
+    history.jsonl  the conversation, one message a line (tasks/<name>/ with several tasks)
     junit.xml  result.json  summary.md  report.html
     sarif.json     when verify reported failures at places of the workspace
 
@@ -179,6 +180,8 @@ def write_outputs(
                 )  # fmt: skip
             )
 
+    failed += _write_histories(out_dir, run, redactor)
+
     lost = [f for f in failed if f]
     if lost:  # no output may say success when the patch is missing: the runner says the same
         reason = UNWRITTEN + "; ".join(lost)
@@ -260,6 +263,39 @@ def write_outputs(
     if step_summary:
         _append_step_summary(out_dir / "summary.md")
     return [f for f in failed if f]
+
+
+def _write_histories(out_dir: Path, run: RunReport, redactor: Redactor) -> list[str | None]:
+    """Each task's ``history.jsonl`` (one message a line, every string redacted)."""
+    failed: list[str | None] = []
+    several = len(run.tasks) > 1
+    for task in run.tasks:
+        if task.history is None:
+            continue
+        folder = out_dir / "tasks" / task_dir_name(task.name) if several else out_dir
+        lines = task.history
+
+        def render(lines: list[dict[str, object]] = lines) -> str:
+            return "".join(
+                json.dumps(redactor.redact_obj(m), ensure_ascii=False) + "\n" for m in lines
+            )
+
+        failed.append(
+            _safely(
+                f"history.jsonl of {task.name}",
+                folder / "history.jsonl",
+                render,
+                "",
+                redactor,
+                _jsonl,
+            )  # fmt: skip
+        )
+    return failed
+
+
+def _jsonl(text: str) -> None:
+    for line in text.splitlines():
+        json.loads(line)
 
 
 def _report_html(

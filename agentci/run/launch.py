@@ -43,6 +43,7 @@ from agentci.reports.writer import OPTIONAL_OUTPUTS
 from agentci.run import early
 from agentci.run.crash import crash_exit
 from agentci.run.preflight import check_recipe
+from agentci.run.resume import ResumePoint, ResumeRefused, check_in_place, load_resume
 from agentci.run.runner import Runner, delivery_for, finish_run, new_run_id
 from agentci.run.secret_vars import secret_vars
 from agentci.run.task import RunSettings
@@ -70,6 +71,8 @@ class LaunchOptions:
     skip_if_proposed: bool = False
     fields: RecipeFields | None = None  # --prompt, --model, --mode, --verify, --output-schema
     answer_to_stdout: bool = False  # --prompt: the final answer on stdout, all else stderr
+    resume: Path | None = None  # --resume OUT: go on from the earlier run's outputs
+    resume_force: bool = False  # --resume-force: go on even where the history may not fit
     key_when_needed: bool = False  # pre-commit: a missing API key matters only once the
     # baseline verify fails and the model is needed; otherwise it is refused before anything runs
     optional: frozenset[str] = OPTIONAL_OUTPUTS  # report.html, sarif.json (pre-commit: neither)
@@ -131,8 +134,16 @@ def _launch(opts: LaunchOptions) -> int:
         check_tracing(opts.otel)  # --otel without the extra: refused like any bad flag
         if opts.limit_plans is not None:
             plans = opts.limit_plans(plans)
+        points: dict[str, ResumePoint] = {}
+        if opts.resume is not None:  # read before the out dir moves (it may be the same)
+            points = load_resume(opts.resume, plans, force=opts.resume_force)
+            check_in_place(points, plans, Path.cwd(), opts.workspace)
         # last: a refused run leaves the old outputs alone
         out_dir = prepare_out_dir(opts.out_dir or Path(recipe.outputs.dir), reserve=True)
+    except ResumeRefused as err:  # the earlier outputs and the workspace are left as they are
+        for line in str(err).splitlines():
+            tell(f"agentci: error: {line}")
+        return 2
     except (InvalidInput, OSError) as err:  # OSError: an unreadable recipe, an unusable out dir
         out_dir = opts.out_dir or _outputs_dir(opts.recipe)
         return invalid_input_exit(opts, out_dir, str(err), Redactor.from_environ())
@@ -152,9 +163,18 @@ def _launch(opts: LaunchOptions) -> int:
         workspace_override=opts.workspace,
         record=opts.record,
         redactor=redactor,
+        resume=points,
     )
 
     delivery = delivery_for(settings, skip_if_proposed=opts.skip_if_proposed)
+    resumed_from = None
+    if opts.resume is not None:
+        source = opts.resume
+        if source.resolve() == out_dir.resolve():  # moved aside by prepare_out_dir
+            source = out_dir.with_name(out_dir.name + ".prev")
+            for point in points.values():
+                point.source = Path(shown_path(source))
+        resumed_from = shown_path(source)
     runner = Runner(
         settings,
         plans,
@@ -163,6 +183,7 @@ def _launch(opts: LaunchOptions) -> int:
         redactor=redactor,
         delivery=delivery,
         optional=opts.optional,
+        resumed_from=resumed_from,
     )
 
     def leave_now(report: RunReport) -> None:

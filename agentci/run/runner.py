@@ -31,6 +31,7 @@ from agentci.reports.redact import Redactor
 from agentci.reports.report import RunReport, TaskReport
 from agentci.reports.writer import OPTIONAL_OUTPUTS, UNWRITTEN, write_outputs
 from agentci.run.task import RunSettings, TaskRun
+from agentci.run.task_resume import kept_report
 from agentci.run.workers import LoopWorkers
 from agentci.spec import TaskSpec
 from agentci.usage import total
@@ -68,6 +69,7 @@ class Runner:
         redactor: Redactor,
         delivery: Delivery | None = None,
         optional: frozenset[str] = OPTIONAL_OUTPUTS,
+        resumed_from: str | None = None,
     ) -> None:
         self.settings = settings
         self.optional = optional  # report.html, sarif.json: written only when named here
@@ -85,6 +87,7 @@ class Runner:
         self.patches: dict[str, str] = {}
         self.workers: LoopWorkers | None = None  # the loop's thread pool, when the run owns it
         self._warming: asyncio.Future[None] | None = None  # the SDK's import (_warm_up)
+        self.resumed_from = resumed_from  # --resume OUT
 
     def cancel(self, signal_name: str) -> None:
         """Stop the running task (the tasks not started yet are not run), or the writing of
@@ -108,6 +111,7 @@ class Runner:
                 recipe_name=recipe.name,
                 tasks=[p.name for p in self.plans],
                 agentci_version=__version__,
+                resumed_from=self.resumed_from,
             )
         )
         self._warm_up()
@@ -120,6 +124,11 @@ class Runner:
             if self.signal_name is not None:
                 break
             emit = functools.partial(self.emitter.emit, task=plan.name)
+            point = self.settings.resume.get(plan.name)
+            if point is not None and point.kept:  # --resume: judged already, carried over
+                reports.append(kept_report(point, plan.name))
+                patches[plan.name] = point.patch
+                continue
             skipped = self.delivery.before_task(plan, emit) if self.delivery else None
             if skipped is not None:
                 reports.append(skipped)
@@ -162,6 +171,7 @@ class Runner:
             usage=total([r.usage for r in reports]),
             duration_ms=int((time.monotonic() - started) * 1000),
             started_at=self.started_at,
+            resumed_from=self.resumed_from,
         )
         await self._finish(report, patches)
         return report

@@ -21,6 +21,7 @@ from agentci.spec import TaskSpec
 
 if TYPE_CHECKING:
     from agentci.reports.redact import Redactor
+    from agentci.run.resume import ResumePoint
 
 
 @dataclass
@@ -38,6 +39,7 @@ class RunSettings:
     provider_state: dict[str, Any] = field(default_factory=dict)  # shared by the run's providers
     tasks_started: int = 0  # setup of a later task runs in the sandbox (agent work is there)
     hook_files: HookFiles = field(default_factory=HookFiles)  # hooks' private folder, at start
+    resume: dict[str, ResumePoint] = field(default_factory=dict)  # --resume: by task name
 
     @property
     def recipe_dir(self) -> Path:

@@ -33,9 +33,11 @@ from agentci.reports.outdir import lock_workspace, refuse_inside_workspace
 from agentci.reports.report import TaskReport
 from agentci.run.plan import render_prompt
 from agentci.run.prompting import task_context, task_tools
+from agentci.run.resume import ResumeRefused, digest, head_commit
 from agentci.run.settings import RunSettings
 from agentci.run.task_finish import finish, stop_event
 from agentci.run.task_mcp import mcp_servers
+from agentci.run.task_resume import resume_workspace
 from agentci.run.task_sandbox import TaskSandboxes
 from agentci.run.verify_stage import ChangeCheck
 from agentci.spec import TaskSpec
@@ -86,6 +88,12 @@ class TaskRun:
             ),
         )
         self.hooks: HookRunner | None = None  # the recipe's hooks, once compiled
+        self.resume_point = settings.resume.get(plan.name)  # --resume: the earlier run's end
+        self.refused = False  # --resume refused: the earlier history and patch are kept
+        # what the conversation depends on (result.json's resume.fingerprint)
+        self.fingerprint: dict[str, str | None] = {"model": plan.model.name, "recipe": None}
+        if settings.recipe_path is not None and settings.recipe_path.is_file():
+            self.fingerprint["recipe"] = digest(settings.recipe_path.read_bytes())
 
     def cancel(self, signal_name: str) -> None:
         """Stop the model call or tool that is running, or the taking of the patch; the task
@@ -108,6 +116,7 @@ class TaskRun:
                 ws_config = ws_config.model_copy(update={"path": str(override)})
             workspace = prepare_workspace(ws_config, base_dir=self.settings.base_dir)
             self._workspace = workspace.path
+            self.fingerprint["base_commit"] = head_commit(workspace.original)
             refuse_inside_workspace(self.plan.out_dir, workspace.path)
             if workspace.isolation == "worktree":
                 self._check_worktree_base(workspace.original)
@@ -128,6 +137,9 @@ class TaskRun:
             self.emit(stop_event(stop))
         except InvalidInput as err:
             self._started("")
+            if isinstance(err, ResumeRefused) and self.resume_point is not None:
+                self.refused = True  # what the earlier run left stays in the outputs
+                self.patch = self.resume_point.patch
             report.status, report.reason = Status.invalid_input, str(err)
             self.emit(ev.Error(kind="invalid_input", message=str(err)))
         except Exception as err:  # noqa: BLE001 - any bug ends the task as internal_error
@@ -259,9 +271,19 @@ class TaskRun:
         if not ready:
             return  # the baseline already passes: nothing to fix, no tokens spent
         session = new_session()
-        self.tracker = await ChangeTracker.start(
+        tracker = await ChangeTracker.start(
             workspace, exclude=self._excluded(workspace), deadline=self.git_deadline()
         )
+        self.fingerprint["base_tree"] = tracker.baseline.tree
+        point = self.resume_point if self.resume_point and self.resume_point.continued else None
+        if point is not None:  # --resume: the earlier patch on the workspace, its history
+            self.state.messages = list(point.history)
+            try:
+                await resume_workspace(self, point, tracker, workspace)
+            except BaseException:
+                tracker.cleanup()
+                raise
+        self.tracker = tracker
         if self.plan.guards.allowed_paths is not None or check.weakened.active:
             # ignored files are put back after (allowed_paths), or stand in for the agent's
             # versions while verify decides (weakened_tests: agentci.verify.set_aside)
@@ -270,9 +292,10 @@ class TaskRun:
         block = context.block()  # the project context goes with the first prompt only
         while prompt is not None:
             self.tracker.agent_started()
-            async for event in session.run(prompt, context=block):
+            turns = session.resume() if point is not None else session.run(prompt, context=block)
+            async for event in turns:
                 self.emit(event)
-            prompt, block = await check.after_agent(), ""
+            prompt, block, point = await check.after_agent(), "", None
 
     def _started(self, prompt: str) -> None:
         """``task_started``, once, with the rendered prompt — known after setup and the baseline

@@ -15,9 +15,11 @@ from agentci.errors import Blocked, BudgetExhausted, GitWouldBlock, HookStopped,
 from agentci.events import types as ev
 from agentci.hooks.loop_stages import session_end
 from agentci.outcome import Status, exit_code_for
+from agentci.providers.history import message_dict
 from agentci.reports.change_report import report_change
 from agentci.reports.hook_facts import hook_facts
 from agentci.reports.report import TaskReport
+from agentci.run.task_resume import resume_facts
 
 if TYPE_CHECKING:
     from agentci.change.change import Change, Patch
@@ -74,6 +76,12 @@ async def finish(task: TaskRun, report: TaskReport, duration_ms: int) -> None:
     report.exit_code = exit_code_for(
         report.status, allow_no_changes=task.plan.allow_no_changes, signal_name=task.signal_name
     )
+    report.history = [message_dict(m) for m in state.messages]  # history.jsonl
+    report.resume = resume_facts(task, report)
+    if task.refused and task.resume_point is not None:  # the earlier run's end stays readable
+        report.changed_files = [
+            f for f in task.resume_point.entry.get("changed_files", []) if isinstance(f, str)
+        ]
     await _session_end(task, report)
     task.emit(
         ev.TaskFinished(
@@ -116,6 +124,7 @@ async def _patch(task: TaskRun, tracker: ChangeTracker, report: TaskReport) -> N
         task.patching = asyncio.ensure_future(_change_and_patch(tracker))
         change, patch = await task.patching
         report.changed_files = change.files
+        task.fingerprint["tree"] = change.tree
         if task.completed:
             report.status, report.reason = finished_status(task, not change.empty)
         redactor = task.settings.redactor

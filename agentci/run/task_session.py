@@ -13,6 +13,7 @@ from agentci.loop.chat import Chat
 from agentci.loop.session import Session
 from agentci.policy.rules import PolicyEngine
 from agentci.run.prompting import task_system
+from agentci.run.resume import digest, tools_digest
 from agentci.run.task_model import close_provider, price_fn, task_provider
 from agentci.tools.base import Tool, ToolContext
 from agentci.tools.scheduler import Scheduler
@@ -36,11 +37,13 @@ def new_session(
     plan = task.plan
     provider = task_provider(plan, task.settings)
     task.closers.append(lambda: close_provider(provider, task.emit))
+    specs, system = [t.spec() for t in tools.values()], task_system(plan, workspace, tools)
+    task.fingerprint.update(tools=tools_digest(specs), system=digest(system))  # --resume
     return Session(
         chat=Chat(provider, plan.model),
         scheduler=Scheduler(tools, policy, ctx, hooks if hooks else None),
-        tools=[t.spec() for t in tools.values()],
-        system=task_system(plan, workspace, tools),
+        tools=specs,
+        system=system,
         model=plan.model,
         budget=task.budget,
         price=price_fn(plan),
