@@ -51,8 +51,8 @@ def cli() -> None:
     """Run an LLM coding agent headlessly in pipelines, from a YAML recipe.
 
     Outputs (in outputs.dir, default .agentci/out): events.jsonl, patch.diff, junit.xml,
-    result.json, summary.md, report.html, sarif.json (failures at places of the code) and
-    output.json (a structured answer).
+    result.json, summary.md, report.html, history.jsonl (the conversation, for --resume),
+    sarif.json (failures at places of the code) and output.json (a structured answer).
 
     Exit codes: 0 success, 1 no changes or verify failed, 2 invalid input, 3 budget
     exhausted, 4 loop detected, 5 blocked, 6 provider error (auth, model name, bad request),

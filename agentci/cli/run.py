@@ -140,9 +140,9 @@ def run_command(
     otel: bool,
 ) -> None:
     """Run RECIPE (or the built-in recipe with --prompt): the agent loop, verify, and the
-    outputs (events.jsonl, patch.diff, junit.xml, result.json, summary.md, report.html, and
-    sarif.json and output.json when there is something to put in them). The exit code tells
-    how it ended (agentci --help lists them)."""
+    outputs (events.jsonl, patch.diff, junit.xml, result.json, summary.md, report.html,
+    history.jsonl, and sarif.json and output.json when there is something to put in them). The
+    exit code tells how it ended (agentci --help lists them)."""
 
     if recipe is None and prompt is None:
         raise fail("give a RECIPE file, or a prompt with --prompt TEXT (--prompt - reads stdin)")

@@ -20,11 +20,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agentci import jsontext
+from agentci.change.snapshot import find_repo_dirs
 from agentci.errors import InvalidInput
 from agentci.gitenv import run_git
 from agentci.outcome import Status
@@ -206,10 +208,15 @@ def tools_digest(tools: list[ToolSpec]) -> str:
 
 
 def head_commit(workspace: Path) -> str | None:
-    """The commit checked out in the repository holding ``workspace`` (None: none)."""
+    """The commit checked out in the repository holding ``workspace`` (None: none); git is
+    pinned to that repository (no discovery, its drivers neutralised)."""
+    found = find_repo_dirs(Path(workspace).resolve())
+    if found is None:
+        return None
+    top, git_dir = found
     try:
-        out = run_git(["rev-parse", "--verify", "-q", "HEAD"], cwd=workspace, timeout=30)
-    except (OSError, TimeoutError):
+        out = run_git(["rev-parse", "--verify", "-q", "HEAD"], cwd=top, repo=git_dir, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
         return None
     text = out.stdout.decode(errors="replace").strip()
     return text if out.returncode == 0 and text else None
@@ -236,8 +243,13 @@ def check_in_place(points: dict[str, ResumePoint], plans: list[TaskSpec], base_d
                 f"is at {head[:12]}: check out {base[:12]} (git checkout {base[:12]}) and run "
                 "again, or give --resume-force to go on from this commit anyway"
             )
-        status = run_git(["status", "--porcelain", "--untracked-files=normal", "--", ".",
-                          ":(exclude).agentci"], cwd=workspace, timeout=60)  # fmt: skip
+        found = find_repo_dirs(workspace)
+        if found is None:
+            continue
+        top, git_dir = found
+        rel = workspace.relative_to(top).as_posix() if workspace != top else "."
+        status = run_git(["status", "--porcelain", "--untracked-files=normal", "--", rel,
+                          f":(exclude){rel}/.agentci"], cwd=top, repo=git_dir, timeout=60)  # fmt: skip
         dirty = status.stdout.decode(errors="replace").splitlines()
         if status.returncode == 0 and dirty:
             shown = ", ".join(line[3:] for line in dirty[:5])
