@@ -1,8 +1,9 @@
 """The ``weakened_tests`` guard across one task's attempts (the checks: :mod:`.weakened`).
 
 :class:`WeakenedGuard` keeps the mode, the findings of the latest attempt, whether the model has
-been told, and the files set aside for the verdict. :class:`~agentci.verify.stage.ChangeCheck`
-calls :meth:`observe` after each verify attempt and asks :meth:`blocking` /
+been told, and the files set aside for the verdict.
+:func:`~agentci.run.verify_attempt.verify_attempt` calls :meth:`observe` after each verify
+attempt; :class:`~agentci.run.verify_stage.ChangeCheck` asks :meth:`blocking` /
 :meth:`take_feedback` when it decides what comes next; :meth:`report` fills result.json.
 """
 
