@@ -209,6 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--record", help="write every request as JSONL here when stopped")
     ap.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    ap.add_argument(
+        "--min-cache-tokens", type=int, default=0, help="the smallest cachedContents accepted"
+    )
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
     fake = FakeGemini(
@@ -217,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         host=args.host,
         verbose=args.verbose,
         latency=args.latency,
+        min_cache_tokens=args.min_cache_tokens,
     )
     print(f"GOOGLE_GEMINI_BASE_URL={fake.base_url}", flush=True)
     fake.serve_until_stopped(args.record)
