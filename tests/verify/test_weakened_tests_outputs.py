@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from verify_helpers import CALC, PATH_ENV, edit, junit_cases
+from verify_helpers import CALC, VERIFY_ENV, edit, junit_cases, without_plugin_autoload
 
 from agentci.testing.case import write_case
 
@@ -25,10 +25,11 @@ def _run(tmp_path: Path, mode: str | None):
     recipe = {
         "prompt": "Fix the tests.",
         "verify": {"command": "python -m pytest -q", "runner": "pytest", "attempts": 1},
+        "policy": without_plugin_autoload(None),
         **guards,
     }
     case = write_case(tmp_path, [DELETE_ADD, FIX_MUL, {"text": "All green."}], recipe, CALC)
-    return case.run("-q", env=PATH_ENV)
+    return case.run("-q", env=VERIFY_ENV)
 
 
 @pytest.fixture(scope="module")

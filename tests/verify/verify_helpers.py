@@ -29,6 +29,16 @@ PATH_ENV = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('
 #: PYTHONPYCACHEPREFIX), spent about 1.7 s of CPU loading them per run. run_task passes this to
 #: verify through policy.env_passthrough; the plugins agentci loads with ``-p`` still load.
 NO_PLUGIN_AUTOLOAD = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+#: The environment of an ``agentci run`` subprocess whose recipe passes NO_PLUGIN_AUTOLOAD on.
+VERIFY_ENV = {**PATH_ENV, **NO_PLUGIN_AUTOLOAD}
+
+
+def without_plugin_autoload(policy: dict[str, Any] | None) -> dict[str, Any]:
+    """``policy`` (a recipe's, or none) that also passes NO_PLUGIN_AUTOLOAD to verify."""
+    policy = dict(policy or {})
+    policy["env_passthrough"] = [*policy.get("env_passthrough", []), *NO_PLUGIN_AUTOLOAD]
+    return policy
+
 
 TESTS = (
     "from calc import add, mul, sub\n\n\n"
@@ -94,9 +104,7 @@ def run_task(repo: Path, recipe: dict[str, Any], replies: list[Reply], out: Path
     """Run the recipe's one task in-process on ``repo`` with a scripted model (its verify
     without the venv's pytest plugins, see :data:`NO_PLUGIN_AUTOLOAD`)."""
     recipe = {"version": 1, "name": "t", "model": {"name": "scripted"}, **recipe}
-    policy = dict(recipe.get("policy") or {})
-    policy["env_passthrough"] = [*policy.get("env_passthrough", []), *NO_PLUGIN_AUTOLOAD]
-    recipe["policy"] = policy
+    recipe["policy"] = without_plugin_autoload(recipe.get("policy"))
     parsed = Recipe.model_validate(recipe)
     plan = plan_tasks(parsed, {}, out)[0]
     provider = ScriptedProvider(replies)
@@ -126,16 +134,18 @@ def run_task(repo: Path, recipe: dict[str, Any], replies: list[Reply], out: Path
 def run_shipped(
     name: str, repo: Path, replies: list[dict[str, Any]], tmp: Path, **override: Any
 ) -> Run:
-    """``agentci run recipes/NAME.yaml -w REPO`` in a subprocess, its model scripted."""
+    """``agentci run recipes/NAME.yaml -w REPO`` in a subprocess, its model scripted (and
+    its verify without the venv's pytest plugins, see :data:`NO_PLUGIN_AUTOLOAD`)."""
     data = yaml.safe_load((ROOT / "recipes" / f"{name}.yaml").read_text())
     script = tmp / "replies.yaml"
     script.write_text(yaml.safe_dump(replies))
     data["model"] = {"name": f"scripted:{script}"}
+    data["policy"] = without_plugin_autoload(data.get("policy"))
     for key, value in override.items():
         data[key] = {**data.get(key, {}), **value} if isinstance(value, dict) else value
     recipe = tmp / f"{name}.yaml"
     recipe.write_text(yaml.safe_dump(data, sort_keys=False))
-    return run_recipe(recipe, tmp / "out", "-w", str(repo), "-q", cwd=repo, env=PATH_ENV)
+    return run_recipe(recipe, tmp / "out", "-w", str(repo), "-q", cwd=repo, env=VERIFY_ENV)
 
 
 def junit_cases(path: Path) -> dict[str, junitparser.TestCase]:
