@@ -54,3 +54,25 @@ def h(ws: Path) -> Harness:
     """Real tool calls through the real scheduler and policy on ``ws``; set ``h.mode`` /
     ``h.rules`` in the test."""
     return Harness(ws=ws)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep the tests of one module that share a module-scoped fixture on one xdist worker.
+
+    Such a fixture is one expensive real run (an Action job, a whole recipe run) several tests
+    look at; under ``--dist load`` every worker that gets one of those tests builds it again.
+    Under ``--dist loadgroup`` (pyproject's addopts) pytest-xdist keeps a test whose node id
+    ends in ``@GROUP`` with its group. pytest-xdist 3.8 appends that suffix for ``xdist_group``
+    marks by setting ``item._nodeid``, which pytest 9 no longer reads (its node ids are
+    ``item._id``), so the suffix is set here, on the structured id."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    from _pytest.nodeid import NodeId
+
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None or "@" in item.nodeid:
+            continue
+        if any(defs and defs[-1].scope == "module" for defs in info.name2fixturedefs.values()):
+            item._id = NodeId.parse(f"{item.nodeid}@{item.nodeid.split('::')[0]}")
