@@ -69,3 +69,14 @@ def test_no_canary_reaches_a_span_name_attribute_event_or_status(tmp_path: Path)
     warnings = [e["attrs"] for s in data["spans"] for e in s["events"]
                 if e["name"] == "agentci.warning"]  # fmt: skip
     assert any("***" in w["agentci.warning.message"] for w in warnings), warnings
+
+
+def test_the_otlp_exporters_headers_are_masked_like_a_key(tmp_path: Path):
+    headers = "x-backend-team=otlpCanaryTeamSecret0000"  # where a backend's credentials go
+    case = make_attack(tmp_path, [{"text": f"The exporter sends {headers}."}],
+                       {"allow_no_changes": True})  # fmt: skip
+    run = case.run("-v", env={"OTEL_EXPORTER_OTLP_HEADERS": headers})
+    assert run.code == 0, run.stderr
+    assert run.result["summary"] == "The exporter sends ***."
+    outputs = [p.read_text() for p in case.out.rglob("*") if p.is_file()]
+    assert not any(headers in text for text in [*outputs, run.stdout, run.stderr])
