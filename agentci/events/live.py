@@ -16,6 +16,7 @@ import contextlib
 import io
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TextIO
 
 from rich.console import Console
 from rich.live import Live
@@ -66,6 +67,13 @@ class Progress:
 
 class LiveConsoleSink:
     """Lines as :class:`ConsoleSink` prints them, printed by rich above a live status line."""
+
+    @classmethod
+    def on(
+        cls, stream: TextIO, *, sanitize: Callable[[str], str], verbose: bool = False
+    ) -> LiveConsoleSink:
+        """The live view on the terminal ``stream``."""
+        return cls(Console(file=stream, highlight=False), sanitize=sanitize, verbose=verbose)
 
     def __init__(
         self, console: Console, *, sanitize: Callable[[str], str], verbose: bool = False

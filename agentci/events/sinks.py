@@ -21,12 +21,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-from rich.console import Console
-
 from agentci.errors import LogUnwritable
 from agentci.events.console import ConsoleSink
 from agentci.events.lifecycle_events import RunFinished
-from agentci.events.live import LiveConsoleSink
 from agentci.events.reserve import release_reserve
 from agentci.events.types import Event
 from agentci.events.warning_events import WarningEvent
@@ -225,9 +222,10 @@ def open_console_sink(
     terminal, with a live status line under them (agentci.events.live)."""
     stream = stream or sys.stderr
     if _is_terminal(stream):
-        return LiveConsoleSink(
-            Console(file=stream, highlight=False), sanitize=sanitize, verbose=verbose
-        )
+        # deferred: rich (the live status line) loads only for a person's terminal, not in CI
+        from agentci.events.live import LiveConsoleSink
+
+        return LiveConsoleSink.on(stream, sanitize=sanitize, verbose=verbose)
     return ConsoleSink(stream, sanitize=sanitize, verbose=verbose)
 
 

@@ -78,6 +78,7 @@ NOT_NEEDED = [
     "agentci.run.delivery",  # outputs.branch / --skip-if-proposed: not asked for
     "agentci.reports.html_report",  # report.html: the hook does not write it
     "markdown_it",
+    "rich",  # the live status line: stderr is not a terminal here (pre-commit's is a pipe)
 ]
 
 
