@@ -96,10 +96,5 @@ def test_a_clean_file_builds_only_the_event_models_it_emits(clean_hook: dict, pr
 
 def test_the_hook_writes_no_report_html_or_sarif(clean_hook: dict, project: Path) -> None:
     out = project / ".agentci/pre-commit-out"
-    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == [
-        "events.jsonl",
-        "junit.xml",
-        "patch.diff",
-        "result.json",
-        "summary.md",
-    ]
+    assert (out / "result.json").is_file()
+    assert [name for name in ("report.html", "sarif.json") if (out / name).exists()] == []
