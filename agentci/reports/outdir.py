@@ -48,6 +48,7 @@ MARKER = ".agentci-out"
 _GITIGNORE = "# written by agentci: its outputs are never part of a commit\n*\n"
 _held: dict[str, int] = {}  # lock file → open descriptor (held until the process exits)
 _owner = 0  # the pid that took them (a forked child inherits the dict, not the locks' files)
+_swept = 0  # the pid that has swept the lock folder (once per process is enough)
 
 
 def _ours(path: Path) -> bool:
@@ -126,7 +127,10 @@ def _lock(what: str, path: Path, hint: str) -> None:
     lock = folder / f"{key}.lock"
     if str(lock) in _held:
         return
-    _sweep(folder)
+    global _swept
+    if _swept != os.getpid():  # the first lock of this process: the stale files go now
+        _sweep(folder)
+        _swept = os.getpid()
     fd = _open_locked(lock)
     if fd is None:
         try:
