@@ -33,7 +33,9 @@ from agentci.testing.fake_gemini import FakeGemini
 
 CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
 ALLOW_SLEEP = {"policy": {"rules": [{"tool": "run_shell_command", "command": "sleep", "decision": "allow"}]}}  # fmt: skip
-CONTRACT_SECONDS = 5.0
+# The sleeping tool takes 61 s and the stalled model call 60 s: a run that waited for either
+# would not end within this bound after the signal, however busy the machine (no timing asserts).
+SOONER_THAN_THE_TOOL = 40
 
 
 def unique() -> str:
@@ -46,16 +48,14 @@ def sleeping_case(root: Path, marker: str) -> Case:
     return make_case(root, script, ALLOW_SLEEP)
 
 
-def stop(proc: subprocess.Popen[str], sig: int) -> tuple[int, float]:
-    """Send ``sig``; return the exit code and how long the process took to end."""
-    sent = time.monotonic()
+def stop(proc: subprocess.Popen[str], sig: int) -> int:
+    """Send ``sig``; return the exit code, failing if the run waited for its tool or model call."""
     proc.send_signal(sig)
     try:
-        code = proc.wait(timeout=30)
+        return proc.wait(timeout=SOONER_THAN_THE_TOOL)
     except subprocess.TimeoutExpired:
         proc.kill()
         raise
-    return code, time.monotonic() - sent
 
 
 def assert_clean_cancel(case: Case, code: int, sig: int) -> None:
@@ -78,8 +78,7 @@ def test_a_signal_mid_tool_call_stops_cleanly(tmp_path: Path, sig: int):
     case = sleeping_case(tmp_path, marker)
     proc = case.popen("-q")
     wait_for(lambda: pids_with(marker), what="the tool to start")
-    code, took = stop(proc, sig)
-    assert took < CONTRACT_SECONDS, took
+    code = stop(proc, sig)
     assert_clean_cancel(case, code, sig)
     assert pids_with(marker) == []
 
@@ -98,8 +97,7 @@ def test_a_signal_mid_model_call_stops_cleanly(tmp_path: Path, sig: int):
         case = make_case(tmp_path, None, {"model": {"name": "gemini-2.5-flash"}})
         proc = case.popen("-q", env=fake.env())
         wait_for(lambda: len(fake.generate_requests) >= 2, what="the second model call")
-        code, took = stop(proc, sig)
-    assert took < CONTRACT_SECONDS, took
+        code = stop(proc, sig)
     assert_clean_cancel(case, code, sig)
 
 
@@ -109,8 +107,7 @@ def test_a_second_signal_exits_at_once_with_a_valid_log(tmp_path: Path):
     proc = case.popen("-q")
     wait_for(lambda: pids_with(marker), what="the tool to start")
     proc.send_signal(signal.SIGINT)
-    code, took = stop(proc, signal.SIGTERM)
-    assert took < CONTRACT_SECONDS
+    code = stop(proc, signal.SIGTERM)
     assert code in (130, 143)
     lines = jsonl_lines(case.out / "events.jsonl")  # every line parses
     assert lines[-1]["type"] == "run_finished" and lines[-1]["exit_code"] in (130, 143)

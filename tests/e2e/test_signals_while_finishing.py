@@ -11,22 +11,20 @@ import contextlib
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 import yaml
 from e2e_scenario import jsonl_lines, make_case, shell_call, wait_for
 
-CONTRACT_SECONDS = 5.0
 ALLOW_SEQ = {"policy": {"rules": [{"tool": "run_shell_command", "command": "seq", "decision": "allow"}]}}  # fmt: skip
 
 
-def _stop(proc: subprocess.Popen[str]) -> tuple[int, float]:
-    sent = time.monotonic()
+def _stop(proc: subprocess.Popen[str]) -> int:
+    """SIGTERM; the exit code (a run blocked on its writer would never end: the wait fails)."""
     proc.send_signal(signal.SIGTERM)
     try:
-        return proc.wait(timeout=60), time.monotonic() - sent
+        return proc.wait(timeout=60)
     finally:
         with contextlib.suppress(ProcessLookupError):  # e.g. a git diff the run abandoned
             os.killpg(proc.pid, signal.SIGKILL)
@@ -63,8 +61,7 @@ def test_sigterm_during_a_50_mb_patch_exits_143(tmp_path: Path, ready):
     case = make_case(tmp_path, script, ALLOW_SEQ)
     proc = case.popen("-q")
     wait_for(lambda: ready(_events(case.out)), timeout=300, what=ready.__name__)
-    code, took = _stop(proc)
-    assert took < CONTRACT_SECONDS, took
+    code = _stop(proc)
     _assert_cancelled(case.out, code)
     assert not list(case.out.glob(".*.tmp-*"))  # nothing half-written left behind
 
@@ -77,6 +74,5 @@ def test_sigterm_while_the_outputs_are_written_exits_143(tmp_path: Path):
     case = make_case(tmp_path, [{"text": "nothing to do"}], {})
     proc = case.popen("-q", env={"GITHUB_STEP_SUMMARY": str(fifo)})
     wait_for(lambda: (case.out / "summary.md").is_file(), timeout=60, what="summary.md")
-    code, took = _stop(proc)
-    assert took < CONTRACT_SECONDS, took
+    code = _stop(proc)
     _assert_cancelled(case.out, code)

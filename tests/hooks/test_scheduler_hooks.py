@@ -124,7 +124,7 @@ def test_a_broken_hook_denies_the_call_never_allows_it(ws, recipe_dir, body, tim
     )
     start = time.monotonic()
     events, results = run_batch(s, [shell("1", "echo ran > ran.txt")])
-    assert time.monotonic() - start < 5
+    assert time.monotonic() - start < 10  # the timed-out hook's 10 s sleep was not waited for
     assert not (ws / "ran.txt").exists()
     assert why in (results[0].error or "")
     (hook,) = of_type(events, "hook_result")

@@ -41,9 +41,7 @@ def test_nonzero_exit_is_a_successful_result(h: Harness) -> None:
 
 
 def test_dir_path_and_stdin_is_devnull(h: Harness, ws: Path) -> None:
-    start = time.monotonic()
-    res = h.sh("pwd; cat; echo done", dir_path="src")
-    assert time.monotonic() - start < 5
+    res = h.sh("pwd; cat; echo done", dir_path="src")  # `cat` ends at once on /dev/null's EOF
     assert f"{ws}/src" in res.output and "done" in res.output
 
 
