@@ -1,27 +1,25 @@
 """Gemini through the google-genai SDK: async streaming with function declarations.
 
 * Key: the variable ``model.api_key_env`` names (masked in every output), else
-  ``GEMINI_API_KEY``, else ``GOOGLE_API_KEY``; Vertex AI when the SDK's own
-  ``GOOGLE_GENAI_USE_VERTEXAI`` is set: with ``GOOGLE_CLOUD_PROJECT``/``GOOGLE_CLOUD_LOCATION``
-  (Google credentials), or in express mode with an API key and no project.
-  A missing key is :class:`~agentci.errors.InvalidInput` naming the variables.
+  ``GEMINI_API_KEY``, else ``GOOGLE_API_KEY``, or Vertex AI (:mod:`.gemini_keys`).
 * Endpoint: ``model.base_url`` in the recipe, else ``GOOGLE_GEMINI_BASE_URL``, else Google's.
-  API version ``v1beta`` (function calling, thinking and system instructions all live there,
-  as in Gemini CLI) unless ``GOOGLE_GENAI_API_VERSION`` says otherwise.
+  API version ``v1beta`` unless ``GOOGLE_GENAI_API_VERSION`` says otherwise; the SDK client
+  and what the providers of a run share: :mod:`.gemini_client`.
 * Automatic function calling is off and the SDK does not retry: retries, fallback and
   timeouts belong to :mod:`agentci.loop.chat`. SDK and HTTP errors are mapped to
-  :mod:`agentci.providers.faults`; a connection refused by a loopback base URL (no server
-  runs there) is :class:`~agentci.errors.ProviderFailed` at once, not retried.
+  agentci's typed errors (:mod:`.gemini_errors`).
 * History cost: the SDK's ``models.generate_content_stream`` validates and converts every
   content object on every call (~0.3 ms per content, measured in ``bench/bench_history.py``).
   For the Gemini Developer API this provider therefore builds the REST body itself — each
-  message's JSON once (:class:`ContentCache`) — and sends it through the SDK's own HTTP client
+  message's JSON once (:class:`~agentci.providers.gemini_wire.ContentCache`) — and sends it
+  through the SDK's own HTTP client
   (``client.aio._api_client.async_request_streamed``: same auth, base URL, API version,
   timeouts and error types), parsing answers with the SDK's types. If a future SDK lacks that
   method, or for Vertex AI (whose paths the SDK builds), the public
   ``generate_content_stream`` is used with the same cached JSON contents. Any unexpected
   exception from the private path (AttributeError, TypeError, an answer shape its parsing
-  rejects) switches to the public path for the rest of the run (:class:`SdkPaths`): the call is
+  rejects) switches to the public path for the rest of the run
+  (:class:`~agentci.providers.gemini_client.SdkPaths`): the call is
   retried at once, after a ``warning`` event of kind ``sdk_private_path_disabled``.
 * ``model.cache: explicit``: a context cache of the stable prefix, made, renewed and deleted by
   :mod:`agentci.providers.gemini_cache`; :meth:`GeminiProvider.aclose` deletes it.
@@ -33,13 +31,12 @@ import asyncio
 import contextlib
 import hashlib
 import json
-import logging
 import os
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final, cast
 
-from agentci.errors import InvalidInput, ProviderFailed
+from agentci.errors import ProviderFailed
 from agentci.providers import gemini_tables
 from agentci.providers.base import (
     BuildContext,
@@ -49,8 +46,10 @@ from agentci.providers.base import (
     ProviderInfo,
     TransientProviderError,
 )
-from agentci.providers.faults import classify_http_error, is_loopback, refused
 from agentci.providers.gemini_cache import UNAVAILABLE, Charges, ExplicitCache, Warning
+from agentci.providers.gemini_client import DEFAULT_BASE_URL, SdkPaths, new_client
+from agentci.providers.gemini_errors import map_error, names_cache
+from agentci.providers.gemini_keys import api_key, has_credentials, key_note, uses_vertex_ai
 from agentci.providers.gemini_wire import (
     ContentCache,
     StreamDecoder,
@@ -65,51 +64,9 @@ if TYPE_CHECKING:
 
     from agentci.recipe.model_config import ModelConfig
 
-KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 PREFIX = "gemini:"
 #: ``kind`` of the ``warning`` event when the private path is given up (see the module doc).
 PRIVATE_PATH_DISABLED: Final = "sdk_private_path_disabled"
-DEFAULT_API_VERSION = "v1beta"
-DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
-_BOTH_KEYS = "Both GOOGLE_API_KEY and GEMINI_API_KEY are set"
-
-
-class _DropBothKeysWarning(logging.Filter):
-    """The SDK warns it uses GOOGLE_API_KEY whenever both are set, even when it is handed
-    the key agentci chose (GEMINI_API_KEY first); agentci says which key it sends instead."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not str(record.msg).startswith(_BOTH_KEYS)
-
-
-def has_credentials(environ: Mapping[str, str]) -> bool:
-    """Whether a Gemini model can be called from ``environ``: an API key, or Vertex AI."""
-    return any(environ.get(v) for v in KEY_VARS) or _truthy(
-        environ.get("GOOGLE_GENAI_USE_VERTEXAI")
-    )
-
-
-def key_note(environ: Mapping[str, str]) -> str | None:
-    """When both key variables are set: which one agentci sends (the SDK's own warning, which
-    names the other one, is dropped)."""
-    if environ.get("GEMINI_API_KEY") and environ.get("GOOGLE_API_KEY"):
-        return "GEMINI_API_KEY and GOOGLE_API_KEY are both set: agentci sends GEMINI_API_KEY"
-    return None
-
-
-@dataclass
-class SdkPaths:
-    """What the providers of one run share: which ways of calling the SDK still work (once the
-    private path failed, every later task of the run uses the public one), and the SDK clients
-    (one per endpoint, key and event loop: building one loads the CA certificates twice, about
-    50 ms of CPU, which 16 tasks of a batch need not pay 16 times)."""
-
-    private: bool = True
-    clients: dict[str, Any] = field(default_factory=dict, repr=False)
-
-
-def _truthy(value: str | None) -> bool:
-    return (value or "").strip().lower() in ("1", "true", "yes")
 
 
 class GeminiProvider:
@@ -161,26 +118,12 @@ class GeminiProvider:
         """Build from the recipe's model section and the environment; checks the key first.
         ``paths`` is shared by the providers of a run (see :class:`SdkPaths`)."""
         env = os.environ if environ is None else environ
-        vertex = _truthy(env.get("GOOGLE_GENAI_USE_VERTEXAI"))
-        if model.api_key_env:  # the recipe names the key's variable: that one only
-            key = env.get(model.api_key_env) or None
-            if key is None:
-                raise InvalidInput(
-                    f"model {model.name!r} needs an API key: set {model.api_key_env} "
-                    "(model.api_key_env names it)"
-                )
-        else:
-            key = next((env[v] for v in KEY_VARS if env.get(v)), None)
-        if key is None and not has_credentials(env):
-            raise InvalidInput(
-                f"model {model.name!r} needs an API key: set GEMINI_API_KEY (or GOOGLE_API_KEY), "
-                "or GOOGLE_GENAI_USE_VERTEXAI=true for Vertex AI"
-            )
+        key = api_key(model, env)
         retry = model.retry
         return cls(
             api_key=key,
             base_url=model.base_url or env.get("GOOGLE_GEMINI_BASE_URL") or None,
-            vertexai=vertex,
+            vertexai=uses_vertex_ai(env),
             timeout_seconds=max(retry.request_timeout_seconds, retry.stream_idle_timeout_seconds),
             api_version=env.get("GOOGLE_GENAI_API_VERSION") or None,
             project=env.get("GOOGLE_CLOUD_PROJECT") or None,
@@ -198,36 +141,18 @@ class GeminiProvider:
             key = hashlib.sha256(repr(settings).encode()).hexdigest()
             loop, client = self.paths.clients.get(key, (None, None))
             if client is None or loop is not self._client_loop:  # bound to another loop
-                client = self._new_client()
+                client = new_client(
+                    api_key=self._api_key,
+                    base_url=self.base_url,
+                    vertexai=self.vertexai,
+                    project=self.project,
+                    location=self.location,
+                    api_version=self.api_version,
+                    timeout_seconds=self.timeout_seconds,
+                )
                 self.paths.clients[key] = (self._client_loop, client)
             self._client = client
         return self._client
-
-    def _new_client(self) -> genai.Client:
-        # deferred: google-genai is slow to import (seconds); only a Gemini call needs it
-        from google import genai
-
-        # deferred: google-genai is slow to import (seconds); only a Gemini call needs it
-        from google.genai import types
-
-        sdk_log = logging.getLogger("google_genai._api_client")
-        if not any(isinstance(f, _DropBothKeysWarning) for f in sdk_log.filters):
-            sdk_log.addFilter(_DropBothKeysWarning())
-        opts: dict[str, Any] = {}
-        if self.base_url:
-            opts["base_url"] = self.base_url
-        if not self.vertexai:
-            opts["api_version"] = self.api_version or DEFAULT_API_VERSION
-        if self.timeout_seconds:
-            opts["timeout"] = int(self.timeout_seconds * 1000)
-        http = types.HttpOptions(**opts)
-        if self.vertexai and (self.project or not self._api_key):
-            return genai.Client(
-                vertexai=True, project=self.project, location=self.location, http_options=http
-            )
-        if self.vertexai:  # Vertex AI express mode: an API key, no project
-            return genai.Client(vertexai=True, api_key=self._api_key, http_options=http)
-        return genai.Client(api_key=self._api_key, http_options=http)
 
     def build_config(self, request: ModelRequest) -> types.GenerateContentConfig:
         """The call's config; cached while system prompt, tools and settings stay the same."""
@@ -294,7 +219,7 @@ class GeminiProvider:
                     chunk.usage, reported = charges.add_to(chunk.usage), True
                 yield chunk
         except (ProviderFailed, TransientProviderError) as e:
-            if cached is None or cache is None or not _names_cache(e):
+            if cached is None or cache is None or not names_cache(e):
                 raise
             cache.off, cache.live = True, None  # retried at once without the cache
             raise ProviderDegraded(
@@ -332,7 +257,7 @@ class GeminiProvider:
                 ):
                     yield chunk
             except Exception as e:  # noqa: BLE001 - mapped to typed errors right here
-                mapped = _map_error(e, endpoint=self.endpoint)
+                mapped = map_error(e, endpoint=self.endpoint)
                 if isinstance(mapped, (ProviderFailed, TransientProviderError)):
                     raise mapped from e
                 self.paths.private = False  # the SDK changed under us: public path from now on
@@ -357,7 +282,7 @@ class GeminiProvider:
             async for response in stream:
                 yield decoder.decode(response)
         except Exception as e:  # noqa: BLE001 - mapped to typed errors right here
-            raise _map_error(e, endpoint=self.endpoint) from e
+            raise map_error(e, endpoint=self.endpoint) from e
 
     @property
     def endpoint(self) -> str:
@@ -387,39 +312,6 @@ class GeminiProvider:
         async for http_chunk in stream:
             raw = json.loads(http_chunk.body) if http_chunk.body else {}
             yield decoder.decode(parse_response(raw, lenient=True))
-
-
-def _names_cache(e: Exception) -> bool:
-    """Whether a failed call's error is about its cached content (expired, deleted, refused)."""
-    text = str(e).lower()
-    return "cachedcontent" in text.replace(" ", "").replace("_", "") or "cached content" in text
-
-
-def _map_error(e: Exception, *, endpoint: str = DEFAULT_BASE_URL) -> Exception:
-    """SDK / transport exception → agentci's typed provider errors (a connection error names
-    the ``endpoint`` it tried)."""
-    # deferred: google-genai is slow to import (seconds); only a Gemini call needs it
-    from google.genai import errors
-
-    if isinstance(e, (ProviderFailed, TransientProviderError)):
-        return e
-    if isinstance(e, errors.APIError):
-        headers = dict(e.response.headers) if getattr(e, "response", None) is not None else {}
-        return classify_http_error(int(e.code or 0), str(e.message or e.status), e.details, headers)
-    if isinstance(e, errors.UnknownApiResponseError):
-        return TransientProviderError(f"malformed response chunk: {str(e)[:200]}")
-    name = type(e).__name__
-    module = type(e).__module__ or ""
-    if module.startswith(("httpx", "httpcore", "aiohttp")) or isinstance(
-        e, (ConnectionError, TimeoutError, OSError)
-    ):
-        if refused(e) and is_loopback(endpoint):
-            return ProviderFailed(
-                f"connection refused by {endpoint}: nothing listens there (is the server that "
-                "model.base_url / GOOGLE_GEMINI_BASE_URL names running?); not retried"
-            )
-        return TransientProviderError(f"connection error to {endpoint}: {name}: {e}")
-    return e
 
 
 def _build(model: ModelConfig, context: BuildContext) -> GeminiProvider:
