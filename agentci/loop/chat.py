@@ -30,13 +30,16 @@ transient faults, or a quota without a fallback: exit 75, the run may be repeate
 Transient faults (429, 408, 5xx, connection errors, timeouts, cut or malformed
 streams) are retried with exponential backoff and jitter (tenacity's ``wait_exponential_jitter``);
 a server-suggested delay is honoured up to ``retry.max_delay_seconds``.
+
+One try of the call (holding function calls back, judging the end) is
+:func:`agentci.loop.attempt.stream_attempt`.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, replace
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
 from typing import Any, Protocol
 
 from tenacity import RetryCallState, wait_exponential_jitter
@@ -51,15 +54,12 @@ from agentci.errors import (
 from agentci.events.model_events import InvalidStream, ModelFallback, Retry
 from agentci.events.types import Event
 from agentci.events.warning_events import WarningEvent
-from agentci.finish import BLOCKED, COMPLETE, CUT, Finish
+from agentci.loop.attempt import Reported, Unusable, stream_attempt, with_nudge
 from agentci.providers.base import (
-    Message,
     ModelChunk,
     ModelRequest,
     Provider,
     ProviderDegraded,
-    TextPart,
-    ToolCallPart,
     TransientProviderError,
 )
 from agentci.providers.faults import QuotaExhausted
@@ -67,34 +67,6 @@ from agentci.recipe.model_config import ModelConfig
 from agentci.usage import Usage
 
 MAX_CORRECTIVE_RETRIES = 2
-
-NUDGES: dict[str, str] = {
-    "truncated": (
-        "Your previous answer reached the output token limit in the middle of a function call, "
-        "so the call was not executed. Make smaller steps (for example shorter edits) and call "
-        "the tool again."
-    ),
-    "default": (
-        "Your previous answer was empty or malformed and could not be used. Answer with text, "
-        "or call one of the available tools with valid arguments."
-    ),
-}
-
-
-class _Unusable(Exception):
-    """An answer that arrived whole but cannot be used (retried with a nudge)."""
-
-    def __init__(self, reason: str, nudge: str) -> None:
-        self.reason = reason
-        self.nudge = nudge
-        super().__init__(reason)
-
-
-@dataclass
-class _Reported:
-    """What the API reported during one attempt."""
-
-    usage: Usage | None = None
 
 
 class CallMeter(Protocol):
@@ -185,9 +157,9 @@ class Chat:
             if meter is not None:
                 await meter.wait_for_room(sent)  # then check and reserve, with no await between
                 sent = meter.before_call(sent)
-            seen = _Reported()
+            seen = Reported()
             failure: Exception | None = None
-            attempt_stream = self._attempt(sent, seen)
+            attempt_stream = stream_attempt(self.provider, sent, self.config, seen)
             try:
                 async for item in attempt_stream:
                     if isinstance(item, ModelChunk) and item.warning is not None:
@@ -201,7 +173,7 @@ class Chat:
             except (
                 QuotaExhausted,
                 TransientProviderError,
-                _Unusable,
+                Unusable,
                 Blocked,
                 ProviderFailed,
                 BudgetExhausted,
@@ -246,7 +218,7 @@ class Chat:
                 yield Retry(attempt=attempt + 1, reason=str(failure), delay_seconds=round(delay, 3))
                 await self._sleep(delay)
             else:
-                assert isinstance(failure, _Unusable)
+                assert isinstance(failure, Unusable)
                 corrective += 1
                 yield InvalidStream(reason=failure.reason, attempt=corrective)
                 if corrective > MAX_CORRECTIVE_RETRIES:
@@ -259,104 +231,3 @@ class Chat:
                     delay_seconds=0.0,
                 )
                 req = with_nudge(request, failure.nudge)
-
-    async def _attempt(
-        self, request: ModelRequest, seen: _Reported
-    ) -> AsyncGenerator[ModelChunk, None]:
-        """One try: stream text through, hold calls back, judge the end. The last usage the
-        API reported is kept in ``seen`` (a cut stream may have reported some)."""
-        held: list[ToolCallPart] = []
-        finish: Finish | None = None
-        said: str | None = None  # the API's own words for the finish
-        last_version: str | None = None
-        has_text = False
-        async for chunk in self._timed(self.provider.stream(request)):
-            if chunk.warning is not None:  # the provider's own news, not part of the answer
-                yield chunk
-                continue
-            if chunk.usage is not None:
-                seen.usage = chunk.usage
-            if chunk.block_reason:
-                raise Blocked(f"the prompt was blocked ({chunk.block_reason})")
-            if chunk.finish is not None or chunk.finish_reason is not None:
-                finish, said = chunk.finish, chunk.finish_reason or chunk.finish
-            last_version = chunk.model_version or last_version
-            calls = [p for p in chunk.parts if isinstance(p, ToolCallPart)]
-            held.extend(calls)
-            has_text = has_text or any(
-                isinstance(p, TextPart) and not p.thought and p.text.strip() for p in chunk.parts
-            )
-            if calls:
-                chunk = replace(chunk, parts=[p for p in chunk.parts if p not in calls])
-            chunk = replace(chunk, finish=None, finish_reason=None)
-            if chunk.parts or chunk.usage is not None or chunk.model_version:
-                yield chunk
-        if finish in BLOCKED:
-            raise Blocked(f"the model's output was blocked ({said})")
-        if finish in CUT and held:
-            raise _Unusable(f"{said} in the middle of a function call", NUDGES["truncated"])
-        if finish in CUT and not has_text:
-            raise self._thought_out(seen.usage)
-        if finish not in COMPLETE and finish not in CUT:
-            reason = _finish_words(finish, said)
-            raise _Unusable(reason, NUDGES["default"])
-        if not held and not has_text:
-            raise _Unusable("empty reply (no text, no function call)", NUDGES["default"])
-        yield ModelChunk(
-            parts=list(held), finish=finish, finish_reason=said, model_version=last_version
-        )
-
-    def _thought_out(self, usage: Usage | None) -> BudgetExhausted:
-        """The whole output limit went to thinking (no text, no call): another try would
-        spend the same, so the task ends ``budget_exhausted`` (``max_output_tokens``)."""
-        used = (usage.output_tokens + usage.thoughts_tokens) if usage is not None else 0
-        cap = self.config.max_output_tokens or used
-        return BudgetExhausted(
-            "max_output_tokens", used, cap,
-            "the model spent the whole output limit thinking, with no answer and no tool call; "
-            "raise model.max_output_tokens or lower model.thinking_budget",
-        )  # fmt: skip
-
-    async def _timed(self, stream: AsyncIterator[ModelChunk]) -> AsyncIterator[ModelChunk]:
-        """The provider's stream with a first-chunk and an inactivity timeout."""
-        retry = self.config.retry
-        first = True
-        it = aiter(stream)
-        try:
-            while True:
-                timeout = (
-                    retry.request_timeout_seconds if first else retry.stream_idle_timeout_seconds
-                )
-                try:
-                    chunk = await asyncio.wait_for(anext(it), timeout)
-                except StopAsyncIteration:
-                    return
-                except asyncio.TimeoutError as e:
-                    what = "sent nothing" if first else "stalled"
-                    raise TransientProviderError(f"model stream {what} for {timeout:g}s") from e
-                first = False
-                yield chunk
-        finally:
-            aclose = getattr(it, "aclose", None)
-            if aclose is not None:
-                await aclose()
-
-
-def _finish_words(finish: Finish | None, said: str | None) -> str:
-    """How an unusable end is named in events: agentci's word, and the API's when it differs."""
-    if finish is None and said is None:
-        return "the stream ended without a finish reason"
-    if finish is None or said is None or said == finish:
-        return f"finish reason {finish or said}"
-    return f"finish reason {finish} ({said})"
-
-
-def with_nudge(request: ModelRequest, nudge: str) -> ModelRequest:
-    """A copy of ``request`` whose last user message ends with ``nudge`` (the original is kept)."""
-    messages = list(request.messages)
-    if messages and messages[-1].role == "user":
-        last = messages[-1]
-        messages[-1] = Message("user", [*last.parts, TextPart(nudge)])
-    else:
-        messages.append(Message("user", [TextPart(nudge)]))
-    return replace(request, messages=messages)
