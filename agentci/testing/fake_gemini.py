@@ -34,8 +34,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from agentci.testing.fake_caches import PATH as CACHE_PATH
 from agentci.testing.fake_caches import CacheStore
-from agentci.testing.fake_script import ErrorSpec, UsageSpec, load_script
-from agentci.testing.fake_server import FakeServer, RecordedRequest, ScriptHandler
+from agentci.testing.fake_script import ErrorSpec, UsageSpec
+from agentci.testing.fake_server import FakeServer, RecordedRequest, ScriptHandler, serve_main
 
 __all__ = ["FakeGemini", "RecordedRequest", "main"]
 
@@ -176,6 +176,7 @@ class FakeGemini(FakeServer):
     """The fake Gemini server; a context manager that serves from a background thread."""
 
     handler = _Handler
+    url_var = "GOOGLE_GEMINI_BASE_URL"
 
     def __init__(
         self,
@@ -196,6 +197,18 @@ class FakeGemini(FakeServer):
         """The explicit context caches and their counts (:mod:`agentci.testing.fake_caches`)."""
         return cast("CacheStore", self._state.extra["caches"])
 
+    @classmethod
+    def add_options(cls, ap: argparse.ArgumentParser) -> None:
+        """``--min-cache-tokens``: the smallest cache accepted."""
+        ap.add_argument(
+            "--min-cache-tokens", type=int, default=0, help="the smallest cachedContents accepted"
+        )
+
+    @classmethod
+    def from_options(cls, args: argparse.Namespace) -> dict[str, Any]:
+        """The constructor arguments of :meth:`add_options`' options."""
+        return {"min_cache_tokens": args.min_cache_tokens}
+
     def env(self, api_key: str = "fake-key") -> dict[str, str]:
         """Environment for a client of this server (SDK, agentci, Gemini CLI)."""
         return {"GOOGLE_GEMINI_BASE_URL": self.base_url, "GEMINI_API_KEY": api_key}
@@ -203,28 +216,9 @@ class FakeGemini(FakeServer):
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m agentci.testing.fake_gemini --script turns.json --port N``"""
-    ap = argparse.ArgumentParser(prog="python -m agentci.testing.fake_gemini", description=__doc__)
-    ap.add_argument("--script", required=True, help="JSON file: a list of turns")
-    ap.add_argument("--port", type=int, default=0, help="0 picks a free port")
-    ap.add_argument("--host", default="127.0.0.1")
-    ap.add_argument("--record", help="write every request as JSONL here when stopped")
-    ap.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
-    ap.add_argument(
-        "--min-cache-tokens", type=int, default=0, help="the smallest cachedContents accepted"
+    return serve_main(
+        FakeGemini, argv, prog="python -m agentci.testing.fake_gemini", description=__doc__
     )
-    ap.add_argument("-v", "--verbose", action="store_true")
-    args = ap.parse_args(argv)
-    fake = FakeGemini(
-        load_script(args.script),
-        port=args.port,
-        host=args.host,
-        verbose=args.verbose,
-        latency=args.latency,
-        min_cache_tokens=args.min_cache_tokens,
-    )
-    print(f"GOOGLE_GEMINI_BASE_URL={fake.base_url}", flush=True)
-    fake.serve_until_stopped(args.record)
-    return 0
 
 
 if __name__ == "__main__":

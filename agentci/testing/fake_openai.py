@@ -32,13 +32,12 @@ From a shell::
 
 from __future__ import annotations
 
-import argparse
 import json
 from typing import Any, ClassVar
 from urllib.parse import parse_qs, urlsplit
 
-from agentci.testing.fake_script import ErrorSpec, Turn, UsageSpec, load_script
-from agentci.testing.fake_server import FakeServer, RecordedRequest, ScriptHandler
+from agentci.testing.fake_script import ErrorSpec, Turn, UsageSpec
+from agentci.testing.fake_server import FakeServer, RecordedRequest, ScriptHandler, serve_main
 
 __all__ = ["FakeOpenAI", "openai_chunks", "main"]
 
@@ -220,6 +219,7 @@ class FakeOpenAI(FakeServer):
     ``scripts`` gives a model (by the name requests carry) a script of its own."""
 
     handler = _Handler
+    url_var = "OPENAI_BASE_URL"
 
     @property
     def api_base(self) -> str:
@@ -233,19 +233,9 @@ class FakeOpenAI(FakeServer):
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m agentci.testing.fake_openai --script turns.json --port N``"""
-    ap = argparse.ArgumentParser(prog="python -m agentci.testing.fake_openai", description=__doc__)
-    ap.add_argument("--script", required=True, help="JSON file: a list of turns")
-    ap.add_argument("--port", type=int, default=0, help="0 picks a free port")
-    ap.add_argument("--host", default="127.0.0.1")
-    ap.add_argument("--record", help="write every request as JSONL here when stopped")
-    ap.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
-    ap.add_argument("-v", "--verbose", action="store_true")
-    args = ap.parse_args(argv)
-    fake = FakeOpenAI(load_script(args.script), port=args.port, host=args.host,
-                      verbose=args.verbose, latency=args.latency)  # fmt: skip
-    print(f"OPENAI_BASE_URL={fake.api_base}", flush=True)
-    fake.serve_until_stopped(args.record)
-    return 0
+    return serve_main(
+        FakeOpenAI, argv, prog="python -m agentci.testing.fake_openai", description=__doc__
+    )
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ stall) applied between chunks.
 
 from __future__ import annotations
 
+import argparse
 import json
 import signal
 import socket
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar, TypeVar
 
-from agentci.testing.fake_script import Turn, parse_script
+from agentci.testing.fake_script import Turn, load_script, parse_script
 
 
 @dataclass
@@ -182,6 +183,8 @@ class FakeServer:
     """A fake model server; a context manager that serves from a background thread."""
 
     handler: ClassVar[type[ScriptHandler]] = ScriptHandler
+    #: the variable of :meth:`env` that points a client here (printed by :func:`serve_main`)
+    url_var: ClassVar[str] = ""
 
     def __init__(
         self,
@@ -232,6 +235,15 @@ class FakeServer:
         """Environment for a client of this server."""
         raise NotImplementedError
 
+    @classmethod
+    def add_options(cls, ap: argparse.ArgumentParser) -> None:
+        """Add this dialect's own options to :func:`serve_main`'s command line (none here)."""
+
+    @classmethod
+    def from_options(cls, args: argparse.Namespace) -> dict[str, Any]:
+        """The constructor arguments of this dialect's own options."""
+        return {}
+
     def start(self: _F) -> _F:
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
@@ -268,6 +280,33 @@ class FakeServer:
                     for r in self.requests:
                         line = {"path": r.path, "query": r.query, "body": r.body}
                         f.write(json.dumps(line) + "\n")
+
+
+def serve_main(
+    server: type[FakeServer], argv: list[str] | None, *, prog: str, description: str | None
+) -> int:
+    """The command line of a fake server (``python -m PROG --script turns.json --port N``):
+    print the variable that points a client at it, then serve until SIGINT or SIGTERM."""
+    ap = argparse.ArgumentParser(prog=prog, description=description)
+    ap.add_argument("--script", required=True, help="JSON file: a list of turns")
+    ap.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--record", help="write every request as JSONL here when stopped")
+    ap.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    server.add_options(ap)
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args(argv)
+    fake = server(
+        load_script(args.script),
+        port=args.port,
+        host=args.host,
+        verbose=args.verbose,
+        latency=args.latency,
+        **server.from_options(args),
+    )
+    print(f"{server.url_var}={fake.env()[server.url_var]}", flush=True)
+    fake.serve_until_stopped(args.record)
+    return 0
 
 
 def _interrupt(signum: int, frame: object) -> None:
