@@ -34,7 +34,6 @@ from agentci.hooks.answer import EVENT_CAP, OUTPUT_CAP, Answer, cap, interpret, 
 from agentci.hooks.commands import fingerprint, is_inside, named_files, real_path, resolve_command
 from agentci.hooks.env import hook_env
 from agentci.hooks.private import HookFiles
-from agentci.hooks.tool_stages import Validate, after_tool, before_tool
 from agentci.hooks.verdict import CompiledHook as CompiledHook
 from agentci.hooks.verdict import HookVerdict as HookVerdict
 from agentci.process import run_process
@@ -142,35 +141,6 @@ class HookRunner:
     def matching(self, stage: str, tool_name: str | None = None) -> list[CompiledHook]:
         """The hooks of ``stage`` that apply (to ``tool_name`` for tool stages), in order."""
         return [h for h in self.hooks if h.stage == stage and h.matches(tool_name)]
-
-    async def before_tool(
-        self, *, tool_name: str, call_id: str, args: Any, validate: Validate | None = None
-    ) -> HookVerdict:
-        """The before_tool stage (:func:`agentci.hooks.tool_stages.before_tool`)."""
-        return await before_tool(
-            self, tool_name=tool_name, call_id=call_id, args=args, validate=validate
-        )
-
-    async def after_tool(
-        self,
-        *,
-        tool_name: str,
-        call_id: str,
-        args: Any,
-        output: str,
-        error: str | None,
-        exit_code: int | None,
-    ) -> HookVerdict:
-        """The after_tool stage (:func:`agentci.hooks.tool_stages.after_tool`)."""
-        return await after_tool(
-            self,
-            tool_name=tool_name,
-            call_id=call_id,
-            args=args,
-            output=output,
-            error=error,
-            exit_code=exit_code,
-        )
 
     def payload(self, stage: str, **fields: Any) -> bytes:
         """The JSON document a hook of ``stage`` reads on stdin (docs/hooks.md)."""

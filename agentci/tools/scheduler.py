@@ -28,6 +28,7 @@ from pydantic import BaseModel, ValidationError
 from agentci.errors import HookStopped, ToolFailure
 from agentci.events.hook_events import HookResult
 from agentci.events.tool_events import ToolCallDecision, ToolCallResponse
+from agentci.hooks.tool_stages import after_tool, before_tool
 from agentci.policy.access import Access
 from agentci.policy.rules import PolicyEngine
 from agentci.providers.base import ToolCallPart, ToolResultPart
@@ -254,7 +255,8 @@ class Scheduler:
             except ValidationError as exc:
                 return None, _format_validation(exc)
 
-        verdict = await self.hooks.before_tool(
+        verdict = await before_tool(
+            self.hooks,
             tool_name=p.call.name,
             call_id=p.call.id,
             args=p.args.model_dump(mode="json"),
@@ -272,7 +274,8 @@ class Scheduler:
             return result, ms, None
         if not self.hooks.matching("after_tool", p.call.name):
             return result, ms, None
-        after = await self.hooks.after_tool(
+        after = await after_tool(
+            self.hooks,
             tool_name=p.call.name,
             call_id=p.call.id,
             args=p.args.model_dump(mode="json"),
