@@ -103,13 +103,9 @@ def interpret(
         return _observed(stage, exit_code, failed, text)
     if stage == "after_agent":
         return _after_agent(exit_code, failed, text)
-    if failed:
-        return Answer("deny", failed, text, failed=True)
-    if exit_code == 2:
-        return Answer("deny", text or "denied by the hook (exit 2)", text)
-    data = json_answer(text)
-    if data is None:
-        return Answer("continue", "", text)
+    data = _deciding(exit_code, failed, text, broken="deny", refusal="deny", refused="denied")
+    if isinstance(data, Answer):
+        return data
     decision, reason = data.get("decision", "continue"), _reason(data)
     if decision not in ("continue", "deny", "stop"):
         why = f"the hook answered an unknown decision {decision!r} (continue, deny or stop)"
@@ -138,16 +134,34 @@ def _reason(data: dict[str, Any]) -> str:
     return reason if isinstance(reason, str) else json.dumps(reason)
 
 
-def _after_agent(exit_code: int | None, failed: str, text: str) -> Answer:
-    """after_agent: accept, block (the reason goes back to the model) or stop; a broken hook
-    stops the task rather than accepting the answer."""
+def _deciding(
+    exit_code: int | None,
+    failed: str,
+    text: str,
+    *,
+    broken: Decision,
+    refusal: Decision,
+    refused: str,
+) -> Answer | dict[str, Any]:
+    """What the deciding stages read alike: a hook that failed answers ``broken``, exit 2
+    answers ``refusal`` (the output is the reason; without output, "``refused`` by the hook"),
+    no JSON answer continues. Otherwise the JSON answer, for the stage to read."""
     if failed:
-        return Answer("stop", failed, text, failed=True)
+        return Answer(broken, failed, text, failed=True)
     if exit_code == 2:
-        return Answer("block", text or "blocked by the hook (exit 2)", text)
+        return Answer(refusal, text or f"{refused} by the hook (exit 2)", text)
     data = json_answer(text)
     if data is None:
         return Answer("continue", "", text)
+    return data
+
+
+def _after_agent(exit_code: int | None, failed: str, text: str) -> Answer:
+    """after_agent: accept, block (the reason goes back to the model) or stop; a broken hook
+    stops the task rather than accepting the answer."""
+    data = _deciding(exit_code, failed, text, broken="stop", refusal="block", refused="blocked")
+    if isinstance(data, Answer):
+        return data
     decision, reason = data.get("decision", "continue"), _reason(data)
     if decision in ("block", "deny"):
         return Answer("block", reason or "blocked by the hook", reason)
