@@ -38,19 +38,20 @@ def loads(data: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
     except ValueError as err:
         raise NotJson(str(err)) from None  # "Expecting value: line 1 column 1 (char 0)"
     # a document has at most as many levels as it has brackets: count them in C first
-    if data.count("[") + data.count("{") > max_depth and _deeper_than(value, max_depth):
+    if data.count("[") + data.count("{") > max_depth and deeper_than(value, max_depth):
         raise NotJson(f"nested more than {max_depth} levels deep")
     return value
 
 
-def _deeper_than(value: Any, limit: int) -> bool:
-    """Whether ``value`` nests lists/dicts more than ``limit`` levels (no recursion)."""
-    stack = [(value, 1)]
+def deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists (or tuples) and dicts more than ``limit`` levels, the
+    outermost being level 1 (no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         node, depth = stack.pop()
         if isinstance(node, dict):
             children: Any = node.values()
-        elif isinstance(node, list):
+        elif isinstance(node, (list, tuple)):
             children = node
         else:
             continue

@@ -12,27 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentci.jsontext import deeper_than
+
 #: Levels of lists and objects an argument may nest (the arguments object itself is level 1).
 MAX_ARGS_DEPTH = 64
 #: The one key of the stand-in for arguments that were not kept.
 NOT_KEPT = "agentci_arguments_not_kept"
-
-
-def deeper_than(value: Any, limit: int) -> bool:
-    """Whether ``value`` nests lists and objects more than ``limit`` levels (no recursion)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children = list(item.values())
-        elif isinstance(item, (list, tuple)):
-            children = list(item)
-        else:
-            continue
-        if depth > limit:
-            return True
-        stack.extend((child, depth + 1) for child in children)
-    return False
 
 
 def bounded(args: dict[str, Any]) -> dict[str, Any]:
