@@ -56,17 +56,27 @@ def h(ws: Path) -> Harness:
     return Harness(ws=ws)
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """``-n N`` schedules like ``--dist load`` but keeps each ``@GROUP`` together (loadgroup)."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    return LoadGroupScheduling(config, log)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Keep the tests of one module that share a module-scoped fixture on one xdist worker.
 
     Such a fixture is one expensive real run (an Action job, a whole recipe run) several tests
     look at; under ``--dist load`` every worker that gets one of those tests builds it again.
-    Under ``--dist loadgroup`` (pyproject's addopts) pytest-xdist keeps a test whose node id
-    ends in ``@GROUP`` with its group. pytest-xdist 3.8 appends that suffix for ``xdist_group``
-    marks by setting ``item._nodeid``, which pytest 9 no longer reads (its node ids are
-    ``item._id``), so the suffix is set here, on the structured id."""
-    if not getattr(config.option, "loadgroup", False):
+    The controller schedules with pytest-xdist's LoadGroupScheduling (above), which keeps a
+    test whose node id ends in ``@GROUP`` with its group; each worker adds that suffix here.
+    (pytest-xdist 3.8's own ``xdist_group`` mark sets ``item._nodeid``, which pytest 9 no
+    longer reads: its node ids are ``item._id``.) Without xdist nothing changes."""
+    if not hasattr(config, "workerinput"):
         return
     from _pytest.nodeid import NodeId
 
