@@ -46,6 +46,7 @@ class Snapshot:
     nested: list[str] = field(default_factory=list)  # work-tree paths
     unreadable: list[str] = field(default_factory=list)
     scan_truncated: bool = False
+    repos: list[str] = field(default_factory=list)  # folders holding a .git (work-tree paths)
 
 
 @dataclass

@@ -31,17 +31,43 @@ def _blocks(mode: int) -> bool:
 def blocking_files(b: Baseline) -> list[str]:
     """Work-tree paths named as in :data:`GIT_READS` that are neither regular files, folders nor
     links: in the workspace, and in the folders between the work tree's top and it."""
+    return walk_workspace(b)[0]
+
+
+def walk_workspace(b: Baseline) -> tuple[list[str], list[str]]:
+    """(:func:`blocking_files`, the folders below the work tree's top holding a ``.git``: nested
+    repositories), from one walk of the workspace that looks at names and the directory
+    entries' types only (one ``lstat`` per file named as in :data:`GIT_READS`)."""
     found: list[str] = []
+    repos: list[str] = []
     folder = b.work_tree
     for part in Path(b.prefix).parts if b.prefix else ():
         found += _in_folder(b.work_tree, folder)
         folder = folder / part
-    skip = {b.workspace / ex.strip("/") for ex in b.exclude if ex.strip("/")}
-    for root, dirs, _ in os.walk(b.workspace):
-        here = Path(root)
-        dirs[:] = sorted(d for d in dirs if d != ".git" and here / d not in skip)
-        found += _in_folder(b.work_tree, here)
-    return found
+    skip = {os.fspath(b.workspace / ex.strip("/")) for ex in b.exclude if ex.strip("/")}
+    top = os.fspath(b.work_tree)
+    stack = [os.fspath(b.workspace)]
+    while stack:
+        here = stack.pop()
+        try:
+            with os.scandir(here) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if name == ".git":
+                if here != top:
+                    repos.append(os.path.relpath(here, top).replace(os.sep, "/"))
+            elif name in GIT_READS:
+                try:
+                    if _blocks(entry.stat(follow_symlinks=False).st_mode):
+                        found.append(os.path.relpath(entry.path, top).replace(os.sep, "/"))
+                except OSError:
+                    continue
+            elif entry.is_dir(follow_symlinks=False) and entry.path not in skip:
+                stack.append(entry.path)
+    return sorted(found), sorted(repos)
 
 
 def _in_folder(top: Path, folder: Path) -> list[str]:
@@ -56,9 +82,10 @@ def _in_folder(top: Path, folder: Path) -> list[str]:
     return out
 
 
-def refuse_blocking_files(b: Baseline) -> None:
-    """Raise :class:`GitWouldBlock` when :func:`blocking_files` finds any."""
-    found = blocking_files(b)
+def refuse_blocking_files(b: Baseline) -> list[str]:
+    """Raise :class:`GitWouldBlock` when :func:`blocking_files` finds any; else return the
+    nested repositories :func:`walk_workspace` found."""
+    found, repos = walk_workspace(b)
     if found:
         shown = ", ".join(found[:5]) + (f" … and {len(found) - 5} more" if len(found) > 5 else "")
         raise GitWouldBlock(
@@ -66,3 +93,4 @@ def refuse_blocking_files(b: Baseline) -> None:
             f"(a named pipe or device): {shown}; git would wait on them for ever, so agentci "
             "cannot snapshot the workspace"
         )
+    return repos

@@ -131,47 +131,50 @@ def scan_ignored(
     limit = scan_limit()
     found: dict[str, Fingerprint] = {}
     tops = sorted({e.rstrip("/") for e in [*entries, *dropped]} - forced, key=scan_order)
+    root = os.fspath(b.work_tree)
     for top in tops:
-        for rel in _walk_sorted(b.work_tree, top):
+        for rel, entry in _walk_sorted(root, top):
             if rel in forced:
                 continue
             if len(found) >= limit:
                 return found, True
             try:
-                found[rel] = _fp(os.lstat(b.work_tree / rel))
+                st = entry.stat(follow_symlinks=False) if entry else os.lstat(f"{root}/{rel}")
             except OSError:
                 continue
+            found[rel] = _fp(st)
     return found, False
 
 
-def _walk_sorted(work_tree: Path, top: str) -> Iterator[str]:
+def _walk_sorted(root: str, top: str) -> Iterator[tuple[str, os.DirEntry[str] | None]]:
     """``top`` when it is not a folder, else every non-folder beneath it (a link is not
-    followed), in :func:`scan_order`."""
+    followed), in :func:`scan_order`; each with its directory entry (None for ``top``)."""
+    path = f"{root}/{top}"
     try:
-        if not (work_tree / top).is_dir() or (work_tree / top).is_symlink():
-            yield top
+        if os.path.islink(path) or not os.path.isdir(path):
+            yield top, None
             return
     except OSError:
         return
-    stack = [iter(_listing(work_tree, top))]
+    stack = [iter(_listing(root, top))]
     while stack:
         item = next(stack[-1], None)
         if item is None:
             stack.pop()
         elif item[1]:
-            stack.append(iter(_listing(work_tree, item[0])))
+            stack.append(iter(_listing(root, item[0])))
         else:
-            yield item[0]
+            yield item[0], item[2]
 
 
-def _listing(work_tree: Path, rel: str) -> list[tuple[str, bool]]:
-    """(path, is a folder) of each entry of a folder, names sorted."""
+def _listing(root: str, rel: str) -> list[tuple[str, bool, os.DirEntry[str]]]:
+    """(path, is a folder, entry) of each entry of a folder, names sorted."""
     try:
-        with os.scandir(work_tree / rel) as it:
-            names = sorted((e.name, e.is_dir(follow_symlinks=False)) for e in it)
+        with os.scandir(f"{root}/{rel}") as it:
+            entries = sorted((e.name, e.is_dir(follow_symlinks=False), e) for e in it)
     except OSError:
         return []
-    return [(f"{rel}/{name}", is_dir) for name, is_dir in names]
+    return [(f"{rel}/{name}", is_dir, e) for name, is_dir, e in entries]
 
 
 def _fp(st: os.stat_result) -> Fingerprint:

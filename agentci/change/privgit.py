@@ -145,9 +145,10 @@ def create(git_dir: Path, work_tree: Path) -> PrivateGit:
         raise cannot_start(exc, git_dir) from exc
     if proc.returncode != 0:
         raise GitFailed(f"git init failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
-    pg.run(["config", "core.bare", "false"])
-    pg.run(["config", "core.filemode", "false" if os.name == "nt" else "true"])
-    pg.run(["config", "core.quotepath", "true"])
+    # appended, not three `git config` calls: a later value of a key wins over init's
+    filemode = "false" if os.name == "nt" else "true"
+    with open(git_dir / "config", "a", encoding="utf-8") as config:
+        config.write(f"[core]\n\tbare = false\n\tfilemode = {filemode}\n\tquotepath = true\n")
     info = git_dir / "info"
     info.mkdir(exist_ok=True)
     (info / "attributes").write_text(ATTRIBUTES)

@@ -105,8 +105,9 @@ def capture_baseline(
         except GitFailed:  # the copied index could not be used (newer format): start empty
             b.git.index.unlink(missing_ok=True)
             snap = take(b)
-        if adopt_nested(b, b.git):  # the user's nested clones: snapshotted like submodules
-            snap = take(b)
+        known = {sm.path for sm in b.submodules}
+        if set(snap.repos) - known and adopt_nested(b, b.git):
+            snap = take(b)  # the user's nested clones: snapshotted like submodules
         b.tree, b.raw, b.ignored_ref = snap.tree, snap.raw, dict(snap.ignored)
         b.unreadable_at_start, b.ignored_truncated = snap.unreadable, snap.scan_truncated
     except BaseException:
@@ -137,9 +138,10 @@ def _new_baseline(workspace: Path, git_dir: Path, exclude: tuple[str, ...]) -> B
     if user_git is not None:
         add_alternate(pg, objects_dir(user_git))
         if copy_index(user_git / "index", pg.index):
-            try:
-                _clear_index_bits(pg)
-                b.submodules = find_submodules(pg, top)
+            try:  # one listing: the index bits and the submodules
+                listing = split_z(pg.out(["ls-files", "-s", "-v", "-z"]))
+                _clear_index_bits(pg, listing)
+                b.submodules = find_submodules(pg, top, listing)
             except GitFailed:
                 pg.index.unlink(missing_ok=True)
     return b
@@ -154,9 +156,10 @@ def _ignore_caches(git_dir: Path) -> None:
     exclude.write_text(text, encoding="utf-8", errors="surrogateescape")
 
 
-def _clear_index_bits(pg: PrivateGit) -> None:
-    """Drop the user's ``assume-unchanged`` / ``skip-worktree`` bits from the private index."""
-    tagged = [(line[:1], line[2:]) for line in split_z(pg.out(["ls-files", "-v", "-z"]))]
+def _clear_index_bits(pg: PrivateGit, listing: list[str]) -> None:
+    """Drop the user's ``assume-unchanged`` / ``skip-worktree`` bits from the private index
+    (``listing``: ``git ls-files -s -v -z``)."""
+    tagged = [(line[:1], line.split("\t", 1)[1]) for line in listing]
     for flag, paths in (
         ("--no-assume-unchanged", [p for tag, p in tagged if tag.islower()]),
         ("--no-skip-worktree", [p for tag, p in tagged if tag in ("S", "s")]),
@@ -171,7 +174,7 @@ def _clear_index_bits(pg: PrivateGit) -> None:
 def take(b: Baseline) -> Snapshot:
     """Snapshot the workspace as it is now (see the module docstring). Raises
     :class:`~agentci.errors.GitWouldBlock` when git would wait on a file for ever."""
-    refuse_blocking_files(b)
+    repos = refuse_blocking_files(b)
     pg = b.git
     specs = b.pathspecs
     _, err = pg.run(["add", "-A", "--ignore-errors", "--", *specs], ok=(0, 1))
@@ -191,7 +194,8 @@ def take(b: Baseline) -> Snapshot:
     tree = graft(b, pg, raw)
     ignored, truncated = scan_ignored(b, pg, specs, dropped, forced)
     return Snapshot(tree=tree, raw=raw, ignored=ignored, nested=sorted(set(nested)),
-                    unreadable=sorted(set(unreadable)), scan_truncated=truncated)  # fmt: skip
+                    unreadable=sorted(set(unreadable)), scan_truncated=truncated,
+                    repos=repos)  # fmt: skip
 
 
 def _add_problems(stderr: bytes) -> tuple[list[str], list[str]]:

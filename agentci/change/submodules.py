@@ -24,11 +24,14 @@ from agentci.change.privgit import (
 )
 
 
-def find_submodules(pg: PrivateGit, top: Path) -> list[Submodule]:
-    """The checked-out submodules in the private index, each with its own copied index."""
+def find_submodules(pg: PrivateGit, top: Path, listing: list[str] | None = None) -> list[Submodule]:
+    """The checked-out submodules in the private index, each with its own copied index
+    (``listing``: the index's ``git ls-files -s -v -z`` when the caller has it)."""
     out: list[Submodule] = []
-    for line in split_z(pg.out(["ls-files", "-s", "-z"])):
-        if not line.startswith(GITLINK + " "):
+    if listing is None:
+        listing = split_z(pg.out(["ls-files", "-s", "-v", "-z"]))
+    for line in listing:
+        if not line[2:].startswith(GITLINK + " "):
             continue
         path = line.split("\t", 1)[1]
         sub_git = dot_git_dir(top / path)
