@@ -132,6 +132,8 @@ class ToolBatch:
                     for event in after.events:
                         yield event
                     notes += after.notes
+                if s.ctx.redact is not None:  # the output is redacted (execute), notes not yet
+                    notes = [s.ctx.redact(n) for n in notes]
                 text = "\n\n".join(t for t in (result.output, *notes) if t)
                 if after is not None and after.decision == "stop" and stop is None:
                     stop = after
@@ -191,9 +193,10 @@ class Scheduler:
         self.hooks = hooks
 
     def cap(self, text: str, tool: str) -> tuple[str, str | None]:
-        """A tool's output as the model sees it, and the saved whole output's name if cut."""
+        """A tool's output as the model sees it, and the saved whole output's name if cut
+        (saved as it is when the context redacts: :meth:`execute` did it, once per output)."""
         if self.ctx.outputs is not None:
-            return self.ctx.outputs.cap(text, tool)
+            return self.ctx.outputs.cap(text, tool, redacted=self.ctx.redact is not None)
         return truncate_middle(text, self.ctx.output_cap_chars), None
 
     def batch(self, calls: list[ToolCallPart]) -> ToolBatch:

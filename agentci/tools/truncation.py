@@ -89,11 +89,12 @@ class SavedOutputs:
             weakref.finalize(self, os.close, fd)
         return self._dir_fd
 
-    def save(self, text: str, tool: str) -> str | None:
-        """Save ``text`` (redacted); its name for the model, or None when it cannot be written."""
+    def save(self, text: str, tool: str, *, redacted: bool = False) -> str | None:
+        """Save ``text`` (redacted here unless ``redacted`` says the caller did it); its name for
+        the model, or None when it cannot be written."""
         self._count += 1
         name = f"{self._count:04d}-{_UNSAFE.sub('_', tool)[:40]}.txt"
-        data = self.redact(text).encode("utf-8", errors="replace")
+        data = (text if redacted else self.redact(text)).encode("utf-8", errors="replace")
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         try:
             fd = os.open(name, flags, 0o644, dir_fd=self._dir())
@@ -109,11 +110,12 @@ class SavedOutputs:
         self.names.append(name)
         return SAVED_PREFIX + name
 
-    def cap(self, text: str, tool: str) -> tuple[str, str | None]:
-        """What the model sees of ``text``, and the saved file's name when it was cut."""
+    def cap(self, text: str, tool: str, *, redacted: bool = False) -> tuple[str, str | None]:
+        """What the model sees of ``text``, and the saved file's name when it was cut
+        (``redacted``: the caller already redacted the whole text, it is not done again)."""
         if len(text) <= self.cap_chars:
             return text, None
-        saved = self.save(text, tool)
+        saved = self.save(text, tool, redacted=redacted)
         half = self.cap_chars // 2
         head, tail = text[:half], text[len(text) - (self.cap_chars - half) :]
         dropped = len(text) - len(head) - len(tail)
