@@ -164,6 +164,25 @@ def write_whole_line(fd: int, data: bytes) -> None:
         raise
 
 
+class EventLines:
+    """Each event's redacted JSON line, made once: the sinks that write the same line
+    (events.jsonl, ``--format jsonl`` on stdout) share one of these, so an event's data (a 63 kB
+    tool output) is dumped, redacted and serialised once, not once per sink."""
+
+    def __init__(self, redact: Callable[[Any], Any] = _identity) -> None:
+        self._redact = redact
+        self._last: tuple[Event, str] | None = None  # the event is held: its id is not reused
+
+    def __call__(self, event: Event) -> str:
+        last = self._last
+        if last is not None and last[0] is event:
+            return last[1]
+        data = self._redact(event.model_dump(mode="json"))
+        line = json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
+        self._last = (event, line)
+        return line
+
+
 class JsonlSink:
     """events.jsonl: one object per line, each line written in one call and flushed.
 
@@ -173,18 +192,22 @@ class JsonlSink:
 
     essential = True  # the log is an output: failing to write it is not a console problem
 
-    def __init__(self, path: Path, *, redact: Callable[[Any], Any] = _identity) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        redact: Callable[[Any], Any] = _identity,
+        lines: EventLines | None = None,
+    ) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
-        self._redact = redact
+        self._lines = lines or EventLines(redact)
 
     def write(self, event: Event) -> None:
         if self._fd < 0:
             return
-        data = self._redact(event.model_dump(mode="json"))
-        line = json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
-        write_whole_line(self._fd, line.encode("utf-8"))
+        write_whole_line(self._fd, self._lines(event).encode("utf-8"))
 
     def release_reserve(self) -> bool:
         """Free the space set aside in the log's folder (agentci.events.reserve)."""
@@ -199,13 +222,18 @@ class JsonlSink:
 class StreamJsonlSink:
     """``--format jsonl``: the same lines on a stream (stdout)."""
 
-    def __init__(self, stream: TextIO, *, redact: Callable[[Any], Any] = _identity) -> None:
+    def __init__(
+        self,
+        stream: TextIO,
+        *,
+        redact: Callable[[Any], Any] = _identity,
+        lines: EventLines | None = None,
+    ) -> None:
         self.stream = stream
-        self._redact = redact
+        self._lines = lines or EventLines(redact)
 
     def write(self, event: Event) -> None:
-        data = self._redact(event.model_dump(mode="json"))
-        self.stream.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self.stream.write(self._lines(event))
         self.stream.flush()
 
     def close(self) -> None:

@@ -23,6 +23,7 @@ from agentci.events.console import GitHubAnnotationsSink
 from agentci.events.lifecycle_events import Error, RunFinished
 from agentci.events.sinks import (
     Emitter,
+    EventLines,
     JsonlSink,
     Sink,
     StreamJsonlSink,
@@ -87,11 +88,12 @@ def _sinks(
     def sanitize(text: str) -> str:
         return neutralise_workflow_commands(redactor.redact(text))
 
-    sinks: list[Sink] = [JsonlSink(out_dir / "events.jsonl", redact=redactor.redact_obj)]
+    lines = EventLines(redactor.redact_obj)  # one redaction per event for both JSONL sinks
+    sinks: list[Sink] = [JsonlSink(out_dir / "events.jsonl", lines=lines)]
     if not opts.quiet and console:
         sinks.append(open_console_sink(sys.stderr, sanitize=sanitize, verbose=opts.verbose))
     if opts.output_format == "jsonl":
-        sinks.append(StreamJsonlSink(sys.stdout, redact=redactor.redact_obj))
+        sinks.append(StreamJsonlSink(sys.stdout, lines=lines))
     elif os.environ.get("GITHUB_ACTIONS") == "true":
         sinks.append(GitHubAnnotationsSink(sys.stdout, sanitize=sanitize))
     # OpenTelemetry spans (run/tracing.py: without the extra, --otel was refused already)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 from agentci.events import types as ev
-from agentci.events.sinks import Emitter, JsonlSink
+from agentci.events.sinks import Emitter, EventLines, JsonlSink, StreamJsonlSink
 
 
 def test_the_emitter_stamps_seq_ts_run_id_and_task(tmp_path: Path):
@@ -41,3 +42,25 @@ def test_the_log_applies_the_redaction_function(tmp_path: Path):
     Emitter("r", [sink]).emit(ev.Content(text="token s3cr3t-value here"))
     sink.close()
     assert "s3cr3t-value" not in (tmp_path / "events.jsonl").read_text()
+
+
+def test_the_file_and_stdout_logs_share_one_redaction_per_event(tmp_path: Path):
+    redacted: list[str] = []
+
+    def redact(data):
+        redacted.append(data["type"])
+        return json.loads(json.dumps(data).replace("s3cr3t-value", "***"))
+
+    lines = EventLines(redact)
+    stdout = io.StringIO()
+    sinks = [
+        JsonlSink(tmp_path / "events.jsonl", lines=lines),
+        StreamJsonlSink(stdout, lines=lines),
+    ]
+    emitter = Emitter("r", sinks)
+    emitter.emit(ev.Content(text="token s3cr3t-value here"))
+    emitter.emit(ev.TurnStarted(turn=2))
+    sinks[0].close()
+    assert redacted == ["content", "turn_started"]
+    assert stdout.getvalue() == (tmp_path / "events.jsonl").read_text()
+    assert "s3cr3t-value" not in stdout.getvalue()
