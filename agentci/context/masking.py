@@ -22,9 +22,11 @@ from agentci.providers.base import Message, ToolResultPart
 from agentci.tools.truncation import SavedOutputs
 
 #: Characters of an output kept as its preview.
-PREVIEW_CHARS = 300
+PREVIEW_CHARS = 200
 #: Lines of an output kept as its preview.
-PREVIEW_LINES = 5
+PREVIEW_LINES = 3
+#: Lines a preview leaves out: they repeat the tool call's own arguments, already in the history.
+_REPEATS_CALL = ("Command: ", "Directory: ")
 
 
 @dataclass
@@ -35,18 +37,19 @@ class _Entry:
 
 
 def preview(output: str, saved: str | None) -> str:
-    """The short text that stands for a masked output."""
+    """The short text that stands for a masked output: its first lines (less the lines that
+    repeat the call's arguments, such as a shell command) and where the whole output is."""
     lines = output.splitlines()
-    head = "\n".join(lines[:PREVIEW_LINES])[:PREVIEW_CHARS]
+    top = lines[: PREVIEW_LINES + len(_REPEATS_CALL)]
+    shown = [line for line in top if not line.startswith(_REPEATS_CALL)]
+    head = "\n".join(shown[:PREVIEW_LINES])[:PREVIEW_CHARS]
     where = (
-        f"the whole output is saved as {saved}: read_file it (start_line/end_line) if you "
-        "need it again"
+        f"saved as {saved}, read_file it (start_line/end_line) to see it again"
         if saved
-        else "it could not be saved; run the tool again if you need it"
+        else "not saved, run the tool again to see it"
     )
     return (
-        f"{head}\n[output masked to save context: {len(output)} characters, "
-        f"{len(lines)} lines; {where}]"
+        f"{head}\n[output masked to save context: {len(output)} chars, {len(lines)} lines; {where}]"
     )
 
 
