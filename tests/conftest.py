@@ -78,7 +78,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     longer reads: its node ids are ``item._id``.) Without xdist nothing changes."""
     if not hasattr(config, "workerinput"):
         return
-    from _pytest.nodeid import NodeId
+    try:  # pytest's own structured id (pytest 9); elsewhere tests just spread as under load
+        from _pytest.nodeid import NodeId
+    except ImportError:
+        return
 
     for item in items:
         info = getattr(item, "_fixtureinfo", None)
