@@ -5,15 +5,18 @@
 ``GITHUB_STEP_SUMMARY``, ``GITHUB_ENV``, ``GITHUB_PATH`` and ``RUNNER_TEMP`` as real files and
 folders. ``${{ … }}`` expressions are evaluated against ``inputs`` (action.yml's defaults
 plus the test's), ``steps.<id>.outputs``/``outcome``, ``github``, ``runner`` and
-``strategy``. The three ``uses:`` steps are stood in for: ``actions/setup-python`` answers
+``strategy``. The ``uses:`` steps are stood in for: ``actions/setup-python`` answers
 ``python-path`` (what it does with ``update-environment: false``), ``actions/cache`` and
-``actions/upload-artifact`` record what they were given.
+``actions/upload-artifact`` record what they were given, ``actions/download-artifact`` copies
+the test's folder for the artifact ``name`` (``artifacts``) to ``path`` (a name it does not
+have fails the step, as the real action does).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,6 +187,7 @@ def run_action(
     strategy: tuple[int, int] = (0, 1),
     extra_env: dict[str, str] | None = None,
     stop_after: str | None = None,
+    artifacts: dict[str, Path] | None = None,
 ) -> ActionRun:
     """Run the steps of action.yml in ``workspace`` (all, or up to the step whose id is
     ``stop_after``); ``path`` is the job's PATH, ``python`` what setup-python provides."""
@@ -234,7 +238,7 @@ def run_action(
         if not truthy(ev.evaluate(cond)):
             run = StepRun(name, "skipped")
         elif "uses" in step:
-            run = _uses(step, name, ev, python)
+            run = _uses(step, name, ev, python, artifacts or {})
         else:
             run = _bash(step, name, ev, base_env, workspace, files / f"output{n}")
         runs.append(run)
@@ -258,13 +262,21 @@ def run_action(
     )
 
 
-def _uses(step: dict[str, Any], name: str, ev: Expressions, python: str) -> StepRun:
+def _uses(
+    step: dict[str, Any], name: str, ev: Expressions, python: str, artifacts: dict[str, Path]
+) -> StepRun:
     with_ = {k: ev.substitute(v) for k, v in (step.get("with") or {}).items()}
     uses = step["uses"]
     if uses == "actions/setup-python@v5":
         assert with_.get("update-environment") == "false", "setup-python would change the job"
         return StepRun(name, "success", outputs={"python-path": python}, with_=with_)
     if uses in ("actions/cache@v4", "actions/upload-artifact@v4"):
+        return StepRun(name, "success", with_=with_)
+    if uses == "actions/download-artifact@v4":
+        found = artifacts.get(with_["name"])
+        if found is None:
+            return StepRun(name, "failure", with_=with_, stderr="Artifact not found\nexit 1")
+        shutil.copytree(found, with_["path"], symlinks=True, dirs_exist_ok=True)
         return StepRun(name, "success", with_=with_)
     raise AssertionError(f"the harness does not know {uses}")
 

@@ -296,6 +296,7 @@ class GitHub:
                 job=env["GITHUB_JOB"],
                 strategy=strategy,
                 extra_env={k: v for k, v in env.items() if k not in ("PATH",)},
+                artifacts={a.name: a for a in self.artifacts.iterdir()},  # resume-from
             )
             for s in run.steps:  # the action's own uploads
                 if s.name == "Upload the outputs" and s.outcome == "success":

@@ -20,7 +20,7 @@ from typing import Any
 
 from agentci.batch.progress import Board, console_mode
 from agentci.batch.runner import BatchRunner
-from agentci.batch.select import load_tasks, select_shard
+from agentci.batch.select import BatchTask, load_tasks, select_shard
 from agentci.errors import InvalidInput
 from agentci.events.lifecycle_events import RunFinished
 from agentci.events.sinks import tell
@@ -32,6 +32,7 @@ from agentci.reports.outdir import prepare_out_dir
 from agentci.reports.redact import Redactor, neutralise_workflow_commands
 from agentci.run import early
 from agentci.run.crash import crash_exit
+from agentci.run.resume import ResumePoint, ResumeRefused, check_in_place, load_resume
 from agentci.run.secret_vars import secret_vars
 from agentci.run.tracing import batch_trace, check_tracing
 
@@ -51,6 +52,8 @@ class BatchOptions:
     verbose: bool = False
     quiet: bool = False
     otel: bool = False  # OpenTelemetry spans (also on with OTEL_EXPORTER_OTLP_ENDPOINT)
+    resume: Path | None = None  # --resume OUT: an earlier batch's (or shard's) output folder
+    resume_force: bool = False
 
 
 def launch_batch(opts: BatchOptions) -> int:
@@ -60,6 +63,27 @@ def launch_batch(opts: BatchOptions) -> int:
         return _launch(opts)
     except Exception as err:  # noqa: BLE001 - the exit code must still tell the truth
         return crash_exit(err)
+
+
+def batch_resume(
+    source: Path | None, tasks: list[BatchTask], *, force: bool
+) -> dict[str, dict[str, ResumePoint]]:
+    """``--resume OUT`` of a batch: each task's earlier one-task run in
+    ``OUT/<recipe>/<task>/`` (a task without one runs from the start), by task key. An in-place
+    workspace must be a clean checkout of the earlier base (:func:`check_in_place`)."""
+    if source is None:
+        return {}
+    if not source.is_dir() or not (source / "result.json").is_file():
+        raise ResumeRefused(
+            f"--resume {source}: no result.json: not the output folder of an agentci batch"
+        )
+    points: dict[str, dict[str, ResumePoint]] = {}
+    for task in tasks:
+        folder = source / task.folder
+        if folder.is_dir() and not folder.is_symlink():
+            points[task.key] = load_resume(folder, [task.plan], force=force)
+            check_in_place(points[task.key], [task.plan], Path.cwd(), None)
+    return points
 
 
 def _default_out(recipes: list[Path]) -> Path:
@@ -76,7 +100,13 @@ def _launch(opts: BatchOptions) -> int:
         if opts.shard is not None:
             tasks = select_shard(tasks, opts.shard)
         check_tracing(opts.otel)  # --otel without the extra: refused like any bad flag
+        resume = batch_resume(opts.resume, tasks, force=opts.resume_force)
         out_dir = prepare_out_dir(opts.out_dir or _default_out(opts.recipes), reserve=True)
+        if opts.resume is not None and opts.resume.resolve() == out_dir.resolve():
+            moved = out_dir.with_name(out_dir.name + ".prev")  # moved aside by prepare_out_dir
+            for task in tasks:
+                for point in resume.get(task.key, {}).values():
+                    point.source = moved / task.folder
     except (InvalidInput, OSError) as err:
         for line in redactor.redact(str(err)).splitlines() or [""]:
             tell(f"agentci: error: {line}")
@@ -103,6 +133,7 @@ def _launch(opts: BatchOptions) -> int:
         fail_fast=opts.fail_fast,
         skip_if_proposed=opts.skip_if_proposed,
         trace=trace,
+        resume=resume,
     )
     if not opts.quiet:
         for note in batch.notes:

@@ -54,6 +54,7 @@ from agentci.recipe.schema import Recipe
 from agentci.reports.outdir import prepare_out_dir, release_reserve
 from agentci.reports.redact import Redactor, neutralise_workflow_commands
 from agentci.reports.report import RunReport, TaskReport
+from agentci.run.resume import ResumePoint
 from agentci.run.runner import Runner, delivery_for, finish_run, new_run_id
 from agentci.run.task import RunSettings
 from agentci.workspace import ensure_git
@@ -104,6 +105,7 @@ class BatchRunner:
         fail_fast: bool = False,
         skip_if_proposed: bool = False,
         trace: Any = None,
+        resume: dict[str, dict[str, ResumePoint]] | None = None,
     ) -> None:
         self.tasks = tasks
         self.out_dir = out_dir
@@ -129,6 +131,7 @@ class BatchRunner:
         self.outage: str | None = None  # the first task that found the model API unavailable
         self.not_run: dict[str, str] = {}  # task key → why it was not started
         self.started_at = ""
+        self.resume = resume or {}  # --resume: each task's earlier run, by task key
 
     def cancel(self, signal_name: str) -> None:
         """Stop every running task; the tasks not started yet end ``cancelled`` at once."""
@@ -211,12 +214,15 @@ class BatchRunner:
             redactor=self.redactor,
             provider_state=self.provider_state,
             hook_files=self.hook_files[recipe.name],
+            resume=self.resume.get(task.key, {}),
         )
         # the task works where the isolated recipe says (its spec was planned from the recipe as written)
         plan = dataclasses.replace(task.plan, out_dir=out, workspace=recipe.workspace)
         delivery = delivery_for(settings, skip_if_proposed=self.skip_if_proposed)
+        earlier = next(iter(settings.resume.values()), None)
+        resumed_from = str(earlier.source) if earlier is not None else None
         runner = Runner(settings, [plan], out_dir=out, emitter=emitter, redactor=self.redactor,
-                        delivery=delivery)  # fmt: skip
+                        delivery=delivery, resumed_from=resumed_from)  # fmt: skip
         self.running[task.key] = runner
         try:
             await runner.run()

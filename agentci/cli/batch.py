@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from agentci.batch.launch import BatchOptions, launch_batch
-from agentci.cli.options import budget_options, parameter_options
+from agentci.cli.options import budget_options, fail, parameter_options
 
 
 @click.command(name="batch")
@@ -35,6 +35,19 @@ from agentci.cli.options import budget_options, parameter_options
     "(outputs.branch): it ends no_changes, already_proposed, without a model call.",
 )
 @budget_options("Override budget.max_wall_seconds (per task).")
+@click.option(
+    "--resume",
+    type=click.Path(path_type=Path, file_okay=False),
+    metavar="OUT",
+    help="Go on from the earlier batch whose outputs are in OUT: only the tasks stopped by a "
+    "budget, timeout, signal or unavailable model run, from their last complete turn "
+    "(docs/resume.md).",
+)
+@click.option(
+    "--resume-force",
+    is_flag=True,
+    help="With --resume: go on even when the model, tools or workspace changed since.",
+)
 @click.option("-v", "--verbose", is_flag=True, help="Show turns, thoughts and allowed calls.")
 @click.option("-q", "--quiet", is_flag=True, help="No console view; a failure prints one line.")
 @click.option(
@@ -51,6 +64,8 @@ def batch_command(
     fail_fast: bool,
     skip_if_proposed: bool,
     budget: dict[str, float],
+    resume: Path | None,
+    resume_force: bool,
     verbose: bool,
     quiet: bool,
     otel: bool,
@@ -59,6 +74,8 @@ def batch_command(
     share one get their own git worktree). Writes each task's outputs in <out>/<recipe>/<task>/
     and merged junit.xml, result.json and summary.md in <out>. The exit code is the worst
     task's."""
+    if resume_force and resume is None:
+        raise fail("--resume-force goes with --resume OUT")
     raise SystemExit(
         launch_batch(
             BatchOptions(
@@ -69,6 +86,8 @@ def batch_command(
                 fail_fast=fail_fast,
                 skip_if_proposed=skip_if_proposed,
                 budget_overrides=budget,
+                resume=resume,
+                resume_force=resume_force,
                 verbose=verbose,
                 quiet=quiet,
                 otel=otel,

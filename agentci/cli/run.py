@@ -165,17 +165,13 @@ def run_command(
 
     if resume_force and resume is None:
         raise fail("--resume-force goes with --resume OUT")
-    if resume is not None and shard is not None:
-        raise fail(
-            "--resume with --shard is not supported yet: resume the shard's tasks with "
-            "agentci run RECIPE --resume OUT"
-        )
     if shard is not None:
         if recipe is None or fields:
             raise fail("--shard runs a shard of a RECIPE as it is: without --prompt and the flags")
 
         run_shard(recipe, shard, params, out_dir, workspace, output_format, record, budget,
-                  skip_if_proposed=skip_if_proposed, verbose=verbose, quiet=quiet, otel=otel)  # fmt: skip
+                  skip_if_proposed=skip_if_proposed, resume=resume, resume_force=resume_force,
+                  verbose=verbose, quiet=quiet, otel=otel)  # fmt: skip
     code = launch(
         LaunchOptions(
             recipe=recipe,
