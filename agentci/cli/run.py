@@ -8,7 +8,6 @@ from pathlib import Path
 import click
 
 from agentci.cli.options import budget_options, fail, parameter_options
-from agentci.cli.shard import run_shard
 from agentci.errors import InvalidInput
 from agentci.recipe.prompt_recipe import (
     RecipeFields,
@@ -168,6 +167,9 @@ def run_command(
     if shard is not None:
         if recipe is None or fields:
             raise fail("--shard runs a shard of a RECIPE as it is: without --prompt and the flags")
+        # a plain run, the common case, never loads the batch machinery (runner, selection, rich)
+        # deferred: only --shard needs agentci.batch
+        from agentci.cli.shard import run_shard
 
         run_shard(recipe, shard, params, out_dir, workspace, output_format, record, budget,
                   skip_if_proposed=skip_if_proposed, resume=resume, resume_force=resume_force,
