@@ -3,7 +3,7 @@
 :class:`Redactor` replaces with ``***``:
 
 * the values of environment variables whose *names* look secret — they contain KEY, TOKEN,
-  SECRET, PASSWORD, PASSWD, CREDENTIAL, AUTH (not AUTHOR) or PRIVATE — plus the variables named in
+  SECRET, PASSWORD, PASSWD, CREDENTIAL, AUTH (not AUTHOR), PRIVATE or COOKIE — plus the variables named in
   ``extra_names`` (the recipe's list). Values shorter than 6 characters are not used (they would
   destroy logs); multi-line values are also matched line by line, and their URL-encoded, base64,
   base64url and hex forms too (best effort: the part of a base64 text that encodes the value
@@ -40,7 +40,7 @@ MASK = "***"
 MIN_SECRET_LENGTH = 6
 
 SECRET_NAME = re.compile(
-    r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH(?!OR)|PRIVATE", re.IGNORECASE
+    r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH(?!OR)|PRIVATE|COOKIE", re.IGNORECASE
 )
 # Names that match SECRET_NAME but hold locations, not secrets.
 _NOT_SECRET_NAME = re.compile(r"(_SOCK|_PATH|_DIR)$", re.IGNORECASE)

@@ -158,3 +158,11 @@ def test_patch_redaction_touches_added_lines_only() -> None:
     assert out == patch.replace(
         '+T = "s3cr3t-value" + "AKIAIOSFODNN7EXAMPLE"', '+T = "***" + "***"'
     )
+
+
+def test_cookie_variables_are_secret_names_as_in_the_tools_environment() -> None:
+    """policy/env.py keeps ``*COOKIE*`` variables from the tools; their values are masked too."""
+    env = {"SESSION_COOKIE": "sid=canary-cookie-4242", "COOKIE_JAR_PATH": "/tmp/jar"}
+    assert secret_names(env) == ["SESSION_COOKIE"]
+    out = Redactor.from_environ(environ=env).redact("curl -b sid=canary-cookie-4242 x")
+    assert out == "curl -b *** x"
