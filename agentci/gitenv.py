@@ -31,8 +31,10 @@ Callers that work in a private git dir of their own (:mod:`agentci.change.patch`
 
 from __future__ import annotations
 
+import functools
 import os
 import re
+import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -137,7 +139,7 @@ def driver_overrides(git_dir: Path) -> list[str]:
     out: list[str] = []
     for f in _config_files(git_dir):
         done = subprocess.run(
-            ["git", "config", "--file", str(f), "--includes", "--name-only", "--list"],
+            [git_program(), "config", "--file", str(f), "--includes", "--name-only", "--list"],
             env=git_env(),
             stdin=subprocess.DEVNULL,
             capture_output=True,
@@ -157,10 +159,21 @@ def driver_overrides(git_dir: Path) -> list[str]:
     return out
 
 
+@functools.cache
+def git_program() -> str:
+    """The git agentci runs: chosen once per process, at its first git call (before any model
+    call), from the absolute folders of ``PATH``. A ``git`` the agent writes later into a
+    folder of the workspace that is on ``PATH`` is never the one run; one that was there from
+    the start is protected like agentci's installation (:mod:`agentci.policy.runtime`).
+    ``"git"`` when there is none (the call then fails as it would have)."""
+    folders = [p for p in os.environ.get("PATH", os.defpath).split(os.pathsep) if os.path.isabs(p)]
+    return shutil.which("git", path=os.pathsep.join(folders)) or "git"
+
+
 def git_argv(args: Sequence[str], *, repo: Path | None = None) -> list[str]:
-    """``git`` with :data:`SAFE_CONFIG` (and, for ``repo``'s git dir, its drivers
-    neutralised) before ``args``."""
-    argv = ["git"]
+    """``git`` (:func:`git_program`) with :data:`SAFE_CONFIG` (and, for ``repo``'s git dir,
+    its drivers neutralised) before ``args``."""
+    argv = [git_program()]
     for item in SAFE_CONFIG:
         argv += ["-c", item]
     if repo is not None:

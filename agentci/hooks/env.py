@@ -26,6 +26,7 @@ from pathlib import Path
 
 from agentci.gitenv import FORCED_ENV, TOOL_CONFIG, config_env, driver_overrides
 from agentci.policy.gitpin import find_repo
+from agentci.policy.runtime import host_path
 
 #: Keys every hook's git gets on top of :data:`SAFE_CONFIG`.
 HOOK_GIT_CONFIG = ("safe.bareRepository=explicit",)
@@ -50,8 +51,11 @@ def git_pins(workspace: Path, home: Path) -> dict[str, str]:
 def hook_env(base: Mapping[str, str], workspace: Path, home: Path) -> dict[str, str]:
     """``base`` (the tools' allowlist) without any ``GIT_*`` variable, plus agentci's
     variables (``AGENTCI_RECIPE_DIR`` is the private copy), ``PYTHONSAFEPATH=1`` and the git
-    pins of :func:`git_pins`."""
+    pins of :func:`git_pins`. ``PATH`` loses the workspace's folders (the agent may have
+    written a ``git`` or a ``python`` there; :func:`agentci.policy.runtime.host_path`)."""
     env = {k: v for k, v in base.items() if not k.startswith("GIT_")}
+    if "PATH" in env:
+        env["PATH"] = host_path(env["PATH"], workspace)
     env.update(
         {
             "AGENTCI_WORKSPACE": str(workspace),

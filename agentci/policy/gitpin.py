@@ -29,7 +29,7 @@ from pathlib import Path
 
 from agentci.change.privgit import dot_git_dir
 from agentci.change.snapshot import find_repo_dirs
-from agentci.gitenv import TOOL_CONFIG, config_env, git_env
+from agentci.gitenv import TOOL_CONFIG, config_env, git_env, git_program
 from agentci.policy.paths import is_below
 from agentci.policy.shell_parse import Analysis, GlobWord, SimpleCommand
 
@@ -121,7 +121,7 @@ def config_from_workspace(repo: Repo, workspace: Path) -> list[Path]:
     (``include.path``/``includeIf`` targets the agent could write). Listing config runs
     nothing."""
     done = subprocess.run(
-        ["git", "config", "--list", "--includes", "--show-origin", "--name-only"],
+        [git_program(), "config", "--list", "--includes", "--show-origin", "--name-only"],
         cwd=repo.git_dir,
         env=git_env({"GIT_DIR": str(repo.git_dir)}),
         stdin=subprocess.DEVNULL,

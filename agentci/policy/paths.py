@@ -7,7 +7,8 @@ over-long names are refused before they reach the file system.
 
 Protected paths are never writable by the agent, in any mode: ``**/.git/**`` (and the real
 git directory when ``.git`` is a file pointing elsewhere), ``.agentci/**``, the recipe file
-and ``.github/workflows/**`` (the last one only where a rule allows it). On a file system
+and ``.github/workflows/**`` (the last one only where a rule allows it), and agentci's own
+installation where it lies inside the workspace (a ``.venv``: :mod:`agentci.policy.runtime`). On a file system
 that ignores case (macOS, Windows, casefolded folders) the match ignores case too:
 ``.GIT/config`` is ``.git/config`` there.
 """
@@ -23,6 +24,7 @@ from pathlib import Path
 import pathspec
 
 from agentci.errors import ToolFailure
+from agentci.policy.runtime import inside_workspace
 
 MAX_PATH_CHARS = 4096
 MAX_NAME_BYTES = 255
@@ -163,9 +165,14 @@ class Protected:
         self.fold = case_insensitive(self.workspace)
         if recipe_path is not None:
             self.reals.append(Path(os.path.realpath(recipe_path)))
+        #: agentci's own installation where it lies inside the workspace (policy/runtime.py)
+        self.runtime = inside_workspace(self.workspace)
 
     def why(self, real: Path, rel: str | None = None, *, workflows_allowed: bool = False) -> str:
         """The protected path ``real`` falls under, or ``""`` when it may be written."""
+        for p in self.runtime:
+            if real == p or is_below(real, p) or (self.fold and _below_folded(real, p)):
+                return _show(p, self.workspace)
         for p in self.reals:
             if real == p or is_below(real, p) or (self.fold and _below_folded(real, p)):
                 return _show(p, self.workspace)
@@ -184,9 +191,16 @@ class Protected:
             return ".github/workflows/"
         return ""
 
+    def explain(self, why: str) -> str:
+        """Why the path :meth:`why` named is protected, for the model (``""`` for the usual ones)."""
+        if any(why == _show(p, self.workspace) for p in self.runtime):
+            return "; it is agentci's own installation, which the host runs"
+        return ""
+
     def sandbox_readonly(self, *, workflows_allowed: bool = False) -> list[Path]:
         """Existing protected paths a sandbox should mount read-only."""
-        out = [p for p in self.reals if p.exists() and is_below(p, self.workspace)]
+        out = [p for p in self.runtime if not any(is_below(p, q) and p != q for q in self.runtime)]
+        out += [p for p in self.reals if p.exists() and is_below(p, self.workspace)]
         for name in (".git", ".agentci"):
             p = self.workspace / name
             if p.exists() and p not in out:

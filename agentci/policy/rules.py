@@ -128,7 +128,8 @@ class PolicyEngine:
                 target.real, rel, workflows_allowed=self.workflows_allowed(tool)
             )
             if why:
-                return deny(f"protected:{why}", f"{rel} is protected ({why}); never writable")
+                more = self.protected.explain(why)
+                return deny(f"protected:{why}", f"{rel} is protected ({why}){more}; never writable")
         by_rule = self._name_rules(tool, rel)
         if by_rule is not None:
             return by_rule

@@ -230,5 +230,8 @@ def _redirect(engine: EngineView, red: sp.Redirect, cwd: Path) -> Decision | Non
         target.real, target.rel, workflows_allowed=engine.workflows_allowed("run_shell_command")
     )
     if why:
-        return deny(f"protected:{why}", f"redirection writes {target.rel}, which is protected")
+        more = engine.protected.explain(why)
+        return deny(
+            f"protected:{why}", f"redirection writes {target.rel}, which is protected{more}"
+        )
     return None

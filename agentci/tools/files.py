@@ -69,7 +69,8 @@ def check_writable(ctx: ToolContext, real: Path, rel: str) -> None:
     if not why and ctx.protected and anchored(ctx.protected).match_file(rel):
         why = rel
     if why:
-        raise ToolFailure(f"{rel} is a protected path ({why}); the agent may not write it")
+        more = guard.explain(why)
+        raise ToolFailure(f"{rel} is a protected path ({why}){more}; the agent may not write it")
 
 
 def atomic_write(ctx: ToolContext, real: Path, rel: str, data: bytes) -> None:

@@ -37,7 +37,9 @@ def find_rg() -> tuple[str, str] | None:
         shutil.which("rg"),
     ]
     for cand in candidates:
-        if cand is None or not os.access(cand, os.X_OK) or not Path(cand).is_file():
+        if cand is None or not os.path.isabs(cand):  # a relative PATH entry: the cwd
+            continue
+        if not os.access(cand, os.X_OK) or not Path(cand).is_file():
             continue
         try:
             done = subprocess.run(

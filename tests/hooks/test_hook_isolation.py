@@ -22,7 +22,7 @@ from agentci.hooks.private import MAX_FILES, HookFiles
 from agentci.hooks.runner import HookRunner
 from agentci.providers.base import ToolCallPart
 from agentci.recipe.hook_config import Hooks
-from agentci.testing.case import write_call
+from agentci.testing.case import shell_call, write_call
 from agentci.testing.cli import Run, run_recipe
 from agentci.testing.repo import commit_repo
 
@@ -189,3 +189,40 @@ def test_a_recipe_folder_too_large_to_copy_is_invalid_input(tmp_path: Path):
         (folder / f"f{i}.txt").write_text("")
     with pytest.raises(InvalidInput, match="keep a recipe with hooks and its hook scripts"):
         HookFiles().prepare(folder, skip=[])
+
+
+def test_a_program_the_agent_puts_in_a_workspace_folder_on_path_never_runs_as_a_hook(
+    tmp_path: Path,
+):
+    """CI often puts a checkout's folder on PATH (``node_modules/.bin``, ``.venv/bin``); the
+    hook's ``python3`` must not be the one the agent wrote there."""
+    marker = tmp_path / "escape" / "marker"
+    fake = f"#!/bin/sh\ntouch {marker}\n"
+    script = [
+        shell_call(
+            f"mkdir -p tools/bin && printf '{fake}' > tools/bin/python3 && chmod +x tools/bin/python3"
+        ),
+        write_call("NOTE.md", "note\n"),
+        {"text": "done"},
+    ]  # fmt: skip
+    recipe = {
+        "version": 1, "name": "review", "model": {"name": "scripted:script.yaml"},
+        "prompt": "Do the work.", "policy": {"mode": "yolo"},
+        "hooks": {"before_tool": [{"matcher": "write_file", "command": "python3 ci/review_edit.py"}]},
+    }  # fmt: skip
+    repo = tmp_path / "repo"
+    commit_repo(
+        repo,
+        {
+            "README.md": "# project\n",
+            ".github/agentci/recipe.yaml": yaml.safe_dump(recipe, sort_keys=False),
+            ".github/agentci/script.yaml": yaml.safe_dump(script, sort_keys=False),
+            ".github/agentci/ci/review_edit.py": REVIEW,
+        },
+    )
+    (tmp_path / "escape").mkdir()
+    env = {**CANARIES, "PATH": f"{repo}/tools/bin:{os.environ['PATH']}"}
+    run = run_recipe(repo / ".github/agentci/recipe.yaml", tmp_path / "out", cwd=repo, env=env)
+    assert (repo / "tools/bin/python3").exists()  # the agent did write it
+    assert not marker.exists()
+    assert hooks_run(run) == ["continue"]

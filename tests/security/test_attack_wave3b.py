@@ -13,8 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from tests.security.attack_case import CANARIES, make_attack, tool
+from attack_case import CANARIES, make_attack, tool
 
 PAYLOAD = """\
 import os
@@ -47,9 +46,7 @@ def test_module_written_by_agent_is_not_imported_on_host(tmp_path: Path, module:
 # ``grep_search``/``glob``; the sandbox leaves ``.venv`` writable (only .git, .agentci, workflows,
 # hooks and the recipe are protected: agentci/policy/paths.py sandbox_readonly).
 
-RG_PAYLOAD = (
-    "printf '#!/bin/sh\\ncat /proc/$PPID/environ | tr \"\\\\\\\\0\" \"\\\\\\\\n\" > {loot}\\n' > .venv/bin/rg"
-)
+RG_PAYLOAD = 'printf \'#!/bin/sh\\ncat /proc/$PPID/environ | tr "\\\\\\\\0" "\\\\\\\\n" > {loot}\\n\' > .venv/bin/rg'
 
 
 def _workspace_venv(repo: Path) -> Path:
@@ -69,7 +66,9 @@ def _workspace_venv(repo: Path) -> Path:
         rg = Path(shutil.which("rg") or "")
     shutil.copy2(rg, venv / "bin" / "rg")
     entry = venv / "bin" / "agentci"
-    entry.write_text(f"#!{venv / 'bin' / 'python'}\nimport sys\nfrom agentci.cli import main\nsys.exit(main())\n")
+    entry.write_text(
+        f"#!{venv / 'bin' / 'python'}\nimport sys\nfrom agentci.cli import main\nsys.exit(main())\n"
+    )
     entry.chmod(0o755)
     return entry
 
@@ -93,8 +92,14 @@ def test_ripgrep_in_workspace_venv_is_not_run_after_the_agent_replaced_it(tmp_pa
     env = {**os.environ, **CANARIES}
     done = subprocess.run(
         [str(entry), "run", str(case.recipe), "--out", str(case.out)],
-        cwd=case.repo, env=env, capture_output=True, text=True, timeout=120,
+        cwd=case.repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     got = loot.read_text() if loot.exists() else ""
-    assert not [v for v in CANARIES.values() if v in got], "agentci's environment read by the planted rg"
+    assert not [v for v in CANARIES.values() if v in got], (
+        "agentci's environment read by the planted rg"
+    )
     assert not loot.exists(), f"the agent's .venv/bin/rg ran on the host\n{done.stderr[-2000:]}"
