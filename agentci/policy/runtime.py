@@ -20,6 +20,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
+import agentci
 from agentci.gitenv import git_program
 
 #: Programs agentci chose at start-up to run on the host (ripgrep): protected like the rest.
@@ -42,8 +43,6 @@ def runtime_paths() -> list[Path]:
     scripts folders, the folder of the Python executable (not followed through its link), the
     ``agentci`` package folder, the programs recorded with :func:`choose_program` and the git
     agentci runs (:func:`agentci.gitenv.git_program`)."""
-    import agentci
-
     names: list[str] = [sys.prefix, sys.exec_prefix, *_site_folders()]
     names.append(os.path.dirname(os.path.abspath(sys.executable)) if sys.executable else "")
     names.append(os.path.dirname(os.path.abspath(agentci.__file__ or "")))
