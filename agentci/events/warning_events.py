@@ -28,6 +28,7 @@ WarningKind = Literal[
     "explicit_cache_unavailable",
     "explicit_cache_not_deleted",
     "resume_changed",
+    "history_redacted",
 ]
 
 
@@ -55,7 +56,8 @@ class WarningEvent(EventBase):
     server's tool that cannot be offered), ``explicit_cache_unavailable`` (``model.cache:
     explicit`` could not create a context cache: the task goes on with implicit caching),
     ``explicit_cache_not_deleted`` (a context cache could not be deleted: it is billed until
-    its ``model.cache_ttl_seconds`` run out)."""
+    its ``model.cache_ttl_seconds`` run out), ``history_redacted`` (``--resume``: the resumed
+    conversation holds values agentci masked as ``***``; the model is told so)."""
 
     type: Literal["warning"] = "warning"
     kind: WarningKind

@@ -44,7 +44,13 @@ from agentci.reports.writer import OPTIONAL_OUTPUTS
 from agentci.run import early
 from agentci.run.crash import crash_exit
 from agentci.run.preflight import check_recipe
-from agentci.run.resume import ResumePoint, ResumeRefused, check_in_place, load_resume
+from agentci.run.resume import (
+    ResumePoint,
+    ResumeRefused,
+    check_in_place,
+    load_resume,
+    refuse_overwriting,
+)
 from agentci.run.runner import Runner, delivery_for, finish_run, new_run_id
 from agentci.run.secret_vars import secret_vars
 from agentci.run.task import RunSettings
@@ -137,11 +143,13 @@ def _launch(opts: LaunchOptions) -> int:
         if opts.limit_plans is not None:
             plans = opts.limit_plans(plans)
         points: dict[str, ResumePoint] = {}
+        out_path = opts.out_dir or Path(recipe.outputs.dir)
         if opts.resume is not None:  # read before the out dir moves (it may be the same)
             points = load_resume(opts.resume, plans, force=opts.resume_force)
             check_in_place(points, plans, Path.cwd(), opts.workspace)
+            refuse_overwriting(opts.resume, out_path)
         # last: a refused run leaves the old outputs alone
-        out_dir = prepare_out_dir(opts.out_dir or Path(recipe.outputs.dir), reserve=True)
+        out_dir = prepare_out_dir(out_path, reserve=True)
     except ResumeRefused as err:  # the earlier outputs and the workspace are left as they are
         for line in str(err).splitlines():
             tell(f"agentci: error: {line}")

@@ -13,6 +13,11 @@ What happens to each task of the recipe (:func:`load_resume`):
 * ``budget_exhausted`` / ``cancelled`` / ``provider_unavailable``: continued from its last
   complete turn with fresh budgets (:attr:`ResumePoint.history` non-empty);
 * any other end, or a task that never reached the model: run again from the start.
+
+A task's outputs are read where the earlier run wrote them (its own one-task or
+``tasks/<name>/`` layout). A resumed run that stopped before it went on left the earlier end
+in its outputs (``resume.carried``), so it is read as that end. The folder resumed from is
+never moved or deleted by the run (:func:`refuse_overwriting`).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from agentci.outcome import Status
 from agentci.providers.base import Message, ToolSpec
 from agentci.providers.history import complete_turns, message_from_dict
 from agentci.reports.folders import task_dir_name
+from agentci.reports.redact import MASK
 from agentci.spec import TaskSpec
 from agentci.usage import Usage
 from agentci.workspace_io import UnsafePath, read_bytes
@@ -82,6 +88,7 @@ class ResumePoint:
     fingerprint: dict[str, Any]
     previous: Totals  # every earlier run of the task, summed
     force: bool = False
+    masked: int = 0  # values the history shows masked (``***``): not what the model saw
 
     @property
     def kept(self) -> bool:
@@ -161,7 +168,7 @@ def load_resume(source: Path, plans: list[TaskSpec], *, force: bool) -> dict[str
         raise ResumeRefused(f"--resume {source}: no such folder")
     result = _json(source, "result.json")
     entries = {t.get("name"): t for t in result["tasks"] if isinstance(t, dict)}
-    several = len(result["tasks"]) > 1 or len(plans) > 1
+    several = len(result["tasks"]) > 1
     points: dict[str, ResumePoint] = {}
     for plan in plans:
         entry = entries.get(plan.name)
@@ -175,8 +182,10 @@ def load_resume(source: Path, plans: list[TaskSpec], *, force: bool) -> dict[str
             ) from None
         resume = _dict(entry.get("resume"))
         earlier = resume.get("resumed_status")
-        if status is Status.invalid_input and resume.get("refused") and earlier in CONTINUED:
-            status = Status(earlier)  # a refused resume: the end it refused to go on from
+        carried = resume.get("refused") or resume.get("carried")
+        if carried and (earlier in CONTINUED or earlier in KEPT):  # it stopped before going on
+            status = Status(earlier)  # the end it did not go on from
+        # where the earlier run wrote the task's outputs: its own layout, not this recipe's
         folder = f"tasks/{task_dir_name(plan.name)}" if several else "."
         history = _history(source, f"{folder}/history.jsonl")
         kept = complete_turns(history)
@@ -186,9 +195,39 @@ def load_resume(source: Path, plans: list[TaskSpec], *, force: bool) -> dict[str
             source=source, status=status, entry=entry, history=kept,
             dropped=len(history) - len(kept), patch=patch.decode("utf-8", "surrogateescape"),
             fingerprint=fingerprint if isinstance(fingerprint, dict) else {},
-            previous=_totals(entry), force=force,
+            previous=_totals(entry), force=force, masked=masked_values(kept),
         )  # fmt: skip
     return points
+
+
+def masked_values(history: list[Message]) -> int:
+    """How many values ``history`` shows masked (``***``, outputs.md): the model saw them, the
+    resumed conversation does not."""
+    count = 0
+    for message in history:
+        for part in message.parts:
+            for value in vars(part).values():
+                if isinstance(value, str):
+                    count += value.count(MASK)
+                elif isinstance(value, dict):
+                    count += json.dumps(value, ensure_ascii=False).count(MASK)
+    return count
+
+
+def refuse_overwriting(source: Path, out_dir: Path) -> None:
+    """Refuse a run whose output folder would replace the folder it resumes from: a run moves
+    a non-empty ``out_dir`` aside to ``<out_dir>.prev``, deleting what was there
+    (:func:`agentci.reports.outdir.prepare_out_dir`)."""
+    out = Path(out_dir).absolute()
+    prev = out.with_name(out.name + ".prev")
+    if not (out.is_dir() and any(out.iterdir())):
+        return  # nothing is moved aside
+    if prev.exists() and Path(source).resolve() == prev.resolve():
+        raise ResumeRefused(
+            f"--resume {source}: this run would move its output folder {out_dir} aside to "
+            f"{prev.name}, replacing the folder it resumes from; give another output folder "
+            f"(--out DIR), or resume from {out_dir} instead if it holds the run to go on from"
+        )
 
 
 def digest(value: Any) -> str:
@@ -287,10 +326,13 @@ def changes(old: dict[str, Any], new: dict[str, Any], keys: tuple[str, ...]) -> 
         "model": "the model", "tools": "the tool declarations", "system": "the system prompt",
         "recipe": "the recipe file", "base_tree": "the workspace files before the agent (the base)",
         "tree": "the workspace files after the earlier patch",
+        "base_commit": "the commit the workspace starts from",
     }  # fmt: skip
     out = []
     for key in keys:
         if old.get(key) and new.get(key) and old[key] != new[key]:
             shown = f" ({old[key]} → {new[key]})" if key == "model" else ""
+            if key == "base_commit":
+                shown = f" ({old[key][:12]} → {new[key][:12]})"
             out.append(words.get(key, key) + shown)
     return out

@@ -31,7 +31,7 @@ from agentci.reports.redact import Redactor
 from agentci.reports.report import RunReport, TaskReport
 from agentci.reports.writer import OPTIONAL_OUTPUTS, UNWRITTEN, write_outputs
 from agentci.run.task import RunSettings, TaskRun
-from agentci.run.task_resume import kept_report
+from agentci.run.task_resume import carried_report, judge_kept, kept_fingerprint
 from agentci.run.workers import LoopWorkers
 from agentci.spec import TaskSpec
 from agentci.usage import total
@@ -126,7 +126,8 @@ class Runner:
             emit = functools.partial(self.emitter.emit, task=plan.name)
             point = self.settings.resume.get(plan.name)
             if point is not None and point.kept:  # --resume: judged already, carried over
-                reports.append(kept_report(point, plan.name))
+                now = kept_fingerprint(plan, self.settings)
+                reports.append(judge_kept(point, now, plan.name, emit))
                 patches[plan.name] = point.patch
                 continue
             skipped = self.delivery.before_task(plan, emit) if self.delivery else None
@@ -150,6 +151,13 @@ class Runner:
             for plan in self.plans:
                 if plan.name not in done:
                     reason = f"cancelled by {self.signal_name} before it started"
+                    point = self.settings.resume.get(plan.name)
+                    if point is not None and (point.kept or point.continued):  # nothing lost
+                        reports.append(
+                            carried_report(point, plan.name, Status.cancelled, code, reason)
+                        )
+                        patches[plan.name] = point.patch
+                        continue
                     reports.append(TaskReport(plan.name, Status.cancelled, code, reason,
                                               model=plan.model.name))  # fmt: skip
                     patches[plan.name] = ""

@@ -37,7 +37,7 @@ from agentci.run.resume import ResumeRefused, digest, head_commit
 from agentci.run.settings import RunSettings
 from agentci.run.task_finish import finish, stop_event
 from agentci.run.task_mcp import mcp_servers
-from agentci.run.task_resume import resume_workspace
+from agentci.run.task_resume import disclose_masked, resume_workspace
 from agentci.run.task_sandbox import TaskSandboxes
 from agentci.run.verify_stage import ChangeCheck
 from agentci.spec import TaskSpec
@@ -90,10 +90,19 @@ class TaskRun:
         self.hooks: HookRunner | None = None  # the recipe's hooks, once compiled
         self.resume_point = settings.resume.get(plan.name)  # --resume: the earlier run's end
         self.refused = False  # --resume refused: the earlier history and patch are kept
+        self.resumed = False  # --resume: the earlier patch and history are in place
         # what the conversation depends on (result.json's resume.fingerprint)
         self.fingerprint: dict[str, str | None] = {"model": plan.model.name, "recipe": None}
         if settings.recipe_path is not None and settings.recipe_path.is_file():
             self.fingerprint["recipe"] = digest(settings.recipe_path.read_bytes())
+
+    @property
+    def carried(self) -> bool:
+        """--resume: the task stopped before it went on from the earlier run (refused,
+        cancelled, its setup failed): the earlier history, patch and totals stay its outputs,
+        so a later --resume goes on from the same end (docs/resume.md)."""
+        point = self.resume_point
+        return point is not None and point.continued and not self.resumed
 
     def cancel(self, signal_name: str) -> None:
         """Stop the model call or tool that is running, or the taking of the patch; the task
@@ -139,7 +148,6 @@ class TaskRun:
             self._started("")
             if isinstance(err, ResumeRefused) and self.resume_point is not None:
                 self.refused = True  # what the earlier run left stays in the outputs
-                self.patch = self.resume_point.patch
             report.status, report.reason = Status.invalid_input, str(err)
             self.emit(ev.Error(kind="invalid_input", message=str(err)))
         except Exception as err:  # noqa: BLE001 - any bug ends the task as internal_error
@@ -283,6 +291,8 @@ class TaskRun:
             except BaseException:
                 tracker.cleanup()
                 raise
+            self.resumed = True
+            disclose_masked(self, point)
         self.tracker = tracker
         if self.plan.guards.allowed_paths is not None or check.weakened.active:
             # ignored files are put back after (allowed_paths), or stand in for the agent's

@@ -19,7 +19,7 @@ from agentci.providers.history import message_dict
 from agentci.reports.change_report import report_change
 from agentci.reports.hook_facts import hook_facts
 from agentci.reports.report import TaskReport
-from agentci.run.task_resume import resume_facts
+from agentci.run.task_resume import carried_files, resume_facts
 
 if TYPE_CHECKING:
     from agentci.change.change import Change, Patch
@@ -78,10 +78,11 @@ async def finish(task: TaskRun, report: TaskReport, duration_ms: int) -> None:
     )
     report.history = [message_dict(m) for m in state.messages]  # history.jsonl
     report.resume = resume_facts(task, report)
-    if task.refused and task.resume_point is not None:  # the earlier run's end stays readable
-        report.changed_files = [
-            f for f in task.resume_point.entry.get("changed_files", []) if isinstance(f, str)
-        ]
+    point = task.resume_point
+    if task.carried and point is not None:  # the earlier run's end stays readable, resumable
+        task.patch = point.patch
+        report.history = [message_dict(m) for m in point.history]
+        report.changed_files = carried_files(point)
     await _session_end(task, report)
     task.emit(
         ev.TaskFinished(

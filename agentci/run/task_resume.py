@@ -17,18 +17,31 @@ The report carries both runs' totals: ``previous`` (every earlier run) and ``all
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentci.events import types as ev
+from agentci.outcome import Status, exit_code_for
+from agentci.providers.base import TextPart
 from agentci.providers.history import message_dict
 from agentci.reports.report import TaskReport
-from agentci.run.resume import ResumePoint, ResumeRefused, Totals, apply_patch, changes
+from agentci.run.resume import (
+    ResumePoint,
+    ResumeRefused,
+    Totals,
+    apply_patch,
+    changes,
+    digest,
+    head_commit,
+)
 from agentci.tempdirs import make_temp_dir
 
 if TYPE_CHECKING:
     from agentci.change.patch import ChangeTracker
+    from agentci.run.settings import RunSettings
     from agentci.run.task import TaskRun
+    from agentci.spec import TaskSpec
 
 #: What makes the earlier conversation wrong when it changed.
 HARD = ("model", "tools", "base_tree")
@@ -81,17 +94,20 @@ def resume_facts(task: TaskRun, report: TaskReport) -> dict[str, Any]:
     point = task.resume_point
     if point is None:
         return {"fingerprint": dict(task.fingerprint)}
-    # refused: the earlier run's end stays the one to resume
+    # carried (refused, or stopped before it went on): the earlier end stays the one to resume
+    carried = task.carried
     facts: dict[str, Any] = {
-        "fingerprint": dict(point.fingerprint if task.refused else task.fingerprint)
+        "fingerprint": dict(point.fingerprint if carried else task.fingerprint)
     }
     this = Totals(report.turns, report.tool_calls, report.usage)
     facts.update(
         resumed_from=str(point.source),
         resumed_status=point.status.value,
-        continued=point.continued and not task.refused,
-        refused=task.refused,  # the next --resume goes on from the same earlier end
+        continued=point.continued and not carried,
+        refused=task.refused,
+        carried=carried,  # the next --resume goes on from the same earlier end
         dropped_messages=point.dropped,
+        masked_values=point.masked,
         previous=point.previous.as_dict(),
         this_run=this.as_dict(),
         all_runs=(point.previous + this).as_dict(),
@@ -103,11 +119,13 @@ def kept_report(point: ResumePoint, name: str) -> TaskReport:
     """The report of a task kept as the earlier run ended it (success, verify_failed): its
     outputs carried over, nothing run, nothing spent by this run."""
     e = point.entry
+    carried = e.get("status") != point.status.value  # a run that stopped before judging again
+    reason = _dict(e.get("resume")).get("resumed_reason", "") if carried else e.get("reason", "")
     report = TaskReport(
         name=name,
         status=point.status,
-        exit_code=int(e.get("exit_code", 0)),
-        reason=str(e.get("reason", "")),
+        exit_code=exit_code_for(point.status),
+        reason=str(reason),
         summary=str(e.get("summary", "")),
         model=str(e.get("model", "")),
         changed_files=[str(f) for f in e.get("changed_files", []) if isinstance(f, str)],
@@ -120,8 +138,119 @@ def kept_report(point: ResumePoint, name: str) -> TaskReport:
         "resumed_from": str(point.source),
         "resumed_status": point.status.value,
         "kept": True,
+        "masked_values": point.masked,
         "previous": point.previous.as_dict(),
         "this_run": Totals().as_dict(),
         "all_runs": point.previous.as_dict(),
     }
     return report
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def carried_files(point: ResumePoint) -> list[str]:
+    """The changed files the earlier run reported (its patch is carried over)."""
+    return [f for f in point.entry.get("changed_files", []) if isinstance(f, str)]
+
+
+def carried_report(
+    point: ResumePoint, name: str, status: Status, exit_code: int, reason: str
+) -> TaskReport:
+    """The report of a task that ended before it went on from ``point`` (a signal before it
+    started, a kept task refused): the earlier history, patch and totals carried over, so a
+    later --resume goes on from the same end."""
+    report = TaskReport(
+        name=name, status=status, exit_code=exit_code, reason=reason,
+        model=str(point.entry.get("model", "")), changed_files=carried_files(point),
+        history=[message_dict(m) for m in point.history],
+        summary=str(point.entry.get("summary", "")),
+        output=point.entry.get("output") if isinstance(point.entry.get("output"), dict) else None,
+    )  # fmt: skip
+    report.resume = {
+        "fingerprint": point.fingerprint,
+        "resumed_from": str(point.source),
+        "resumed_status": point.status.value,
+        "resumed_reason": _dict(point.entry.get("resume")).get("resumed_reason", "")
+        if point.entry.get("status") != point.status.value
+        else str(point.entry.get("reason", "")),
+        "continued": False,
+        "refused": status is Status.invalid_input,
+        "carried": True,
+        "dropped_messages": point.dropped,
+        "masked_values": point.masked,
+        "previous": point.previous.as_dict(),
+        "this_run": Totals().as_dict(),
+        "all_runs": point.previous.as_dict(),
+    }
+    return report
+
+
+def judge_kept(
+    point: ResumePoint, now: dict[str, Any], name: str, emit: Callable[[ev.Event], object]
+) -> TaskReport:
+    """A task the earlier run judged (success, verify_failed), checked against ``now`` (its
+    fingerprint in this run: ``recipe``, ``base_commit``). A changed recipe file (another
+    verify command, say) is a ``resume_changed`` warning: the verdict is kept, not judged
+    again. Another commit to start from makes the verdict one about other code: refused
+    (``invalid_input``, its outputs carried over) unless ``--resume-force``."""
+    verdict = f"task {name!r} is kept as the earlier run judged it ({point.status.value})"
+    soft = changes(point.fingerprint, now, ("recipe",))
+    if soft:
+        message = (
+            f"--resume: {', '.join(soft)} changed since the earlier run; {verdict}, not judged "
+            "again by this run (its verify command did not run): run without --resume to "
+            "judge it again"
+        )
+        emit(ev.WarningEvent(kind="resume_changed", message=message))
+    hard = changes(point.fingerprint, now, ("base_commit",))
+    if hard:
+        message = (
+            f"cannot keep task {name!r} from {point.source}: {', '.join(hard)} changed since "
+            f"the earlier run judged it ({point.status.value}), so its verdict is about other "
+            "code; run the task again (without --resume), or give --resume-force to keep the "
+            "earlier verdict anyway"
+        )
+        if not point.force:
+            emit(ev.Error(kind="invalid_input", message=message))
+            return carried_report(point, name, Status.invalid_input, 2, message)
+        emit(ev.WarningEvent(kind="resume_changed", message=f"--resume-force: {message}"))
+    return kept_report(point, name)
+
+
+def kept_fingerprint(plan: TaskSpec, settings: RunSettings) -> dict[str, Any]:
+    """What a kept task's verdict depends on, in this run: the recipe file and the commit
+    the workspace starts from (compared by :func:`judge_kept`)."""
+    recipe = settings.recipe_path
+    path = settings.workspace_override or Path(plan.workspace.path)
+    return {
+        "recipe": digest(recipe.read_bytes()) if recipe is not None and recipe.is_file() else None,
+        "base_commit": head_commit(settings.base_dir / path),
+    }
+
+
+def disclose_masked(task: TaskRun, point: ResumePoint) -> None:
+    """Say that the resumed conversation holds masked values (``***``, outputs.md): in a
+    ``history_redacted`` warning, and to the model, after the last tool results, so that it
+    reads them again rather than writing ``***`` into a file."""
+    if not point.masked:
+        return
+    message = (
+        f"--resume: the resumed conversation of task {task.plan.name!r} holds {point.masked} "
+        "masked value(s) (***): agentci masked secrets in history.jsonl, so the model is told "
+        "that *** is agentci's mask, not the files' content"
+    )
+    task.emit(ev.WarningEvent(kind="history_redacted", message=message))
+    last = task.state.messages[-1] if task.state.messages else None
+    if last is not None and last.role == "user":
+        last.parts.append(TextPart(MASK_NOTE))
+
+
+#: What the model is told when its resumed conversation holds masked values.
+MASK_NOTE = (
+    "Note from agentci: this conversation was resumed from a saved copy in which agentci "
+    "masked secret values as ***. A *** in the tool results above is agentci's mask, not the "
+    "content of the file or output: never write *** into a file; read the file again if you "
+    "need the real value."
+)
