@@ -32,7 +32,13 @@ from agentci.reports.outdir import prepare_out_dir
 from agentci.reports.redact import Redactor, neutralise_workflow_commands
 from agentci.run import early
 from agentci.run.crash import crash_exit
-from agentci.run.resume import ResumePoint, ResumeRefused, check_in_place, load_resume
+from agentci.run.resume import (
+    ResumePoint,
+    ResumeRefused,
+    check_in_place,
+    load_resume,
+    refuse_overwriting,
+)
 from agentci.run.secret_vars import secret_vars
 from agentci.run.tracing import batch_trace, check_tracing
 
@@ -101,7 +107,10 @@ def _launch(opts: BatchOptions) -> int:
             tasks = select_shard(tasks, opts.shard)
         check_tracing(opts.otel)  # --otel without the extra: refused like any bad flag
         resume = batch_resume(opts.resume, tasks, force=opts.resume_force)
-        out_dir = prepare_out_dir(opts.out_dir or _default_out(opts.recipes), reserve=True)
+        out_path = opts.out_dir or _default_out(opts.recipes)
+        if opts.resume is not None:  # never move the folder resumed from over <out>.prev
+            refuse_overwriting(opts.resume, out_path)
+        out_dir = prepare_out_dir(out_path, reserve=True)
         if opts.resume is not None and opts.resume.resolve() == out_dir.resolve():
             moved = out_dir.with_name(out_dir.name + ".prev")  # moved aside by prepare_out_dir
             for task in tasks:

@@ -55,7 +55,10 @@ def project(tmp_path: Path) -> Path:
 
 def _agentci(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "agentci", *args], cwd=cwd, capture_output=True, text=True,
+        [sys.executable, "-m", "agentci", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
         timeout=120,
     )
 
@@ -75,9 +78,21 @@ def test_sigterm_during_resume_setup_then_resume_again_loses_the_earlier_work(pr
 
     (project / "hold").write_text("")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agentci", "run", "recipe.yaml", "--resume", "out",
-         "--max-turns", "5"],
-        cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "agentci",
+            "run",
+            "recipe.yaml",
+            "--resume",
+            "out",
+            "--max-turns",
+            "5",
+        ],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         for _ in range(600):
@@ -107,9 +122,21 @@ def test_resume_twice_after_interrupted_resume_counts_every_run(project: Path):
     assert _agentci(project, "run", "recipe.yaml").returncode == 3
     (project / "hold").write_text("")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agentci", "run", "recipe.yaml", "--resume", "out",
-         "--max-turns", "5"],
-        cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "agentci",
+            "run",
+            "recipe.yaml",
+            "--resume",
+            "out",
+            "--max-turns",
+            "5",
+        ],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         for _ in range(600):
@@ -153,16 +180,18 @@ def test_resume_from_prev_folder_destroys_the_folder_it_resumes_from(project: Pa
     assert (project / "out.prev/history.jsonl").read_text() == run1_history
     assert json.loads((project / "out/result.json").read_text())["tasks"][0]["turns"] == 2
     # another output folder, as the message says
-    fourth = _agentci(project, "run", "recipe.yaml", "--resume", "out.prev", "--out", "out2",
-                      "--max-turns", "5")
+    fourth = _agentci(
+        project, "run", "recipe.yaml", "--resume", "out.prev", "--out", "out2", "--max-turns", "5"
+    )
     assert fourth.returncode == 0, fourth.stderr
     result = json.loads((project / "out2/result.json").read_text())
     assert result["resumed_from"] == "out.prev"
     assert result["tasks"][0]["resume"]["previous"]["turns"] == 1  # it resumed run 1
     # ... so the folder it names must still be run 1's outputs
     assert (project / "out.prev/history.jsonl").read_text() == run1_history
-    assert json.loads((project / "out.prev/result.json").read_text())["tasks"][0]["turns"] == (
-        run1["tasks"][0]["turns"]
+    assert (
+        json.loads((project / "out.prev/result.json").read_text())["tasks"][0]["turns"]
+        == (run1["tasks"][0]["turns"])
     )
 
 
@@ -193,9 +222,10 @@ def test_adding_a_task_to_the_recipe_silently_drops_the_earlier_conversation(pro
     start (continued: false, the paid turn paid again), with no warning of any kind, while
     result.json says it resumed from budget_exhausted."""
     recipe = project / "recipe.yaml"
-    recipe.write_text("\n".join(
-        line for line in recipe.read_text().splitlines() if not line.startswith("setup")
-    ) + "\n")
+    recipe.write_text(
+        "\n".join(line for line in recipe.read_text().splitlines() if not line.startswith("setup"))
+        + "\n"
+    )
     assert _agentci(project, "run", "recipe.yaml").returncode == 3
     recipe.write_text(recipe.read_text() + "tasks:\n  - {name: t}\n  - {name: u}\n")
     resumed = _agentci(project, "run", "recipe.yaml", "--resume", "out", "--max-turns", "5")
@@ -212,9 +242,11 @@ def test_flaky_setup_failure_during_resume_then_resume_again_starts_over(project
     hiccup and resumes from out again, as the exit-2 message invites: out.prev (run 1's
     conversation) is replaced and the task silently starts over."""
     recipe = project / "recipe.yaml"
-    recipe.write_text(recipe.read_text().replace(
-        "setup: [", f"setup: [\"sh -c 'test ! -f {project}/net-down'\", "
-    ))
+    recipe.write_text(
+        recipe.read_text().replace(
+            "setup: [", f"setup: [\"sh -c 'test ! -f {project}/net-down'\", "
+        )
+    )
     assert _agentci(project, "run", "recipe.yaml").returncode == 3
     earlier_patch = (project / "out/patch.diff").read_text()
     (project / "net-down").write_text("")
@@ -239,27 +271,55 @@ def test_resume_hands_the_model_masked_tool_results_without_a_word(project: Path
     (proj / "config.txt").write_text("password=supersecret123\n")
     _git(proj, "add", ".")
     _git(proj, "commit", "-qm", "cfg")
-    (project / "replies.yaml").write_text(REPLIES.replace(
-        '{name: write_file, args: {file_path: b.py, content: "y = 2\\n"}}',
-        "{name: read_file, args: {file_path: config.txt}}",
-    ))
+    (project / "replies.yaml").write_text(
+        REPLIES.replace(
+            '{name: write_file, args: {file_path: b.py, content: "y = 2\\n"}}',
+            "{name: read_file, args: {file_path: config.txt}}",
+        )
+    )
     recipe = project / "recipe.yaml"
-    recipe.write_text("\n".join(
-        line for line in recipe.read_text().splitlines() if not line.startswith("setup")
-    ) + "\n")
+    recipe.write_text(
+        "\n".join(line for line in recipe.read_text().splitlines() if not line.startswith("setup"))
+        + "\n"
+    )
     env = {**os.environ, "MY_TOKEN": "supersecret123"}
-    first = subprocess.run([sys.executable, "-m", "agentci", "run", "recipe.yaml"], cwd=project,
-                           env=env, capture_output=True, text=True, timeout=120)
+    first = subprocess.run(
+        [sys.executable, "-m", "agentci", "run", "recipe.yaml"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert first.returncode == 3, first.stderr
     assert "password=***" in (project / "out/history.jsonl").read_text()
     resumed = subprocess.run(
-        [sys.executable, "-m", "agentci", "run", "recipe.yaml", "--resume", "out",
-         "--max-turns", "5"], cwd=project, env=env, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "agentci",
+            "run",
+            "recipe.yaml",
+            "--resume",
+            "out",
+            "--max-turns",
+            "5",
+        ],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert resumed.returncode == 0, resumed.stderr
     events = [json.loads(line) for line in (project / "out/events.jsonl").read_text().splitlines()]
-    told = [e for e in events if e.get("type") == "warning" and "***" in e.get("message", "")
-            or e.get("kind") in ("history_redacted", "resume_changed")]
+    told = [
+        e
+        for e in events
+        if e.get("type") == "warning"
+        and "***" in e.get("message", "")
+        or e.get("kind") in ("history_redacted", "resume_changed")
+    ]
     assert told, "the resumed model got masked tool results and nothing says so"
 
 
@@ -288,8 +348,11 @@ def test_a_kept_success_on_another_commit_is_refused_and_stays_resumable(project
     assert (task["status"], task["resume"]["kept"]) == ("success", True)
     assert (project / "out/patch.diff").read_text() == patch
     events = [json.loads(line) for line in (project / "out/events.jsonl").read_text().splitlines()]
-    assert [e["message"].startswith("--resume-force: cannot keep task 't'") for e in events
-            if e.get("kind") == "resume_changed"] == [True]
+    assert [
+        e["message"].startswith("--resume-force: cannot keep task 't'")
+        for e in events
+        if e.get("kind") == "resume_changed"
+    ] == [True]
 
 
 def test_the_resumed_model_is_told_that_masked_values_are_agentci_s_mask(project: Path):
@@ -299,18 +362,27 @@ def test_the_resumed_model_is_told_that_masked_values_are_agentci_s_mask(project
     (proj / "config.txt").write_text("password=supersecret123\n")
     _git(proj, "add", ".")
     _git(proj, "commit", "-qm", "cfg")
-    (project / "replies.yaml").write_text(REPLIES.replace(
-        '{name: write_file, args: {file_path: b.py, content: "y = 2\\n"}}',
-        "{name: read_file, args: {file_path: config.txt}}",
-    ))
+    (project / "replies.yaml").write_text(
+        REPLIES.replace(
+            '{name: write_file, args: {file_path: b.py, content: "y = 2\\n"}}',
+            "{name: read_file, args: {file_path: config.txt}}",
+        )
+    )
     recipe = project / "recipe.yaml"
-    recipe.write_text("\n".join(
-        line for line in recipe.read_text().splitlines() if not line.startswith("setup")
-    ) + "\n")
+    recipe.write_text(
+        "\n".join(line for line in recipe.read_text().splitlines() if not line.startswith("setup"))
+        + "\n"
+    )
     env = {**os.environ, "MY_TOKEN": "supersecret123"}
     for extra in ([], ["--resume", "out", "--max-turns", "5"]):
-        subprocess.run([sys.executable, "-m", "agentci", "run", "recipe.yaml", *extra],
-                       cwd=project, env=env, capture_output=True, text=True, timeout=120)
+        subprocess.run(
+            [sys.executable, "-m", "agentci", "run", "recipe.yaml", *extra],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     task = json.loads((project / "out/result.json").read_text())["tasks"][0]
     assert task["status"] == "success"
     assert task["resume"]["masked_values"] == 1
