@@ -159,14 +159,19 @@ def driver_overrides(git_dir: Path) -> list[str]:
     return out
 
 
-@functools.cache
 def git_program() -> str:
-    """The git agentci runs: chosen once per process, at its first git call (before any model
-    call), from the absolute folders of ``PATH``. A ``git`` the agent writes later into a
-    folder of the workspace that is on ``PATH`` is never the one run; one that was there from
-    the start is protected like agentci's installation (:mod:`agentci.policy.runtime`).
-    ``"git"`` when there is none (the call then fails as it would have)."""
-    folders = [p for p in os.environ.get("PATH", os.defpath).split(os.pathsep) if os.path.isabs(p)]
+    """The git agentci runs: chosen once for each ``PATH`` value, at agentci's first git call
+    with it (before any model call), from ``PATH``'s absolute folders. A ``git`` the agent
+    writes later into a folder of the workspace that is on ``PATH`` is never the one run; one
+    that was there from the start is protected like agentci's installation
+    (:mod:`agentci.policy.runtime`). ``"git"`` when there is none (the call then fails as it
+    would have)."""
+    return _git_on(os.environ.get("PATH", os.defpath))
+
+
+@functools.cache
+def _git_on(path: str) -> str:
+    folders = [p for p in path.split(os.pathsep) if os.path.isabs(p)]
     return shutil.which("git", path=os.pathsep.join(folders)) or "git"
 
 
