@@ -87,3 +87,23 @@ def host_path(value: str, workspace: Path) -> str:
             continue
         out.append(entry)
     return os.pathsep.join(out)
+
+
+def forget_workspace_imports(workspace: Path) -> list[str]:
+    """Remove from ``sys.path`` the folders inside ``workspace`` (a ``PYTHONPATH=src`` the job
+    set for its tests, a relative entry), except agentci's own protected installation: agentci
+    imports nothing of the project, and its lazy imports must not find a module the agent
+    wrote. Returns the entries removed."""
+    root = _real(workspace)
+    kept = inside_workspace(workspace)
+    gone = []
+    for entry in list(sys.path):
+        real = _real(entry or os.curdir)
+        if real != root and root not in real.parents:
+            continue
+        if any(real == k or k in real.parents for k in kept):
+            continue
+        sys.path.remove(entry)
+        sys.path_importer_cache.pop(entry, None)
+        gone.append(entry)
+    return gone

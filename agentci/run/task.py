@@ -28,6 +28,7 @@ from agentci.outcome import Status
 from agentci.policy.env import child_env
 from agentci.policy.gitconfig import warn_credentials
 from agentci.policy.rules import PolicyEngine
+from agentci.policy.runtime import forget_workspace_imports
 from agentci.policy.sandbox import check_sandbox_mode
 from agentci.reports.outdir import lock_workspace, refuse_inside_workspace
 from agentci.reports.report import TaskReport
@@ -204,6 +205,7 @@ class TaskRun:
         """Setup, the snapshot the patch is taken against, then the agent loop."""
         plan = self.plan
         check_sandbox_mode(plan.sandbox)  # under CI, no sandbox is refused before any work
+        forget_workspace_imports(workspace)  # agentci's lazy imports never come from the workspace
         env = child_env(plan.policy.env_passthrough)
         hooks = HookRunner(
             plan.hooks,

@@ -54,3 +54,20 @@ def test_agent_cannot_plant_a_module_in_agentcis_workspace_venv(tmp_path: Path) 
 
 def _responses(lines: list[str]) -> list[str]:
     return [line for line in lines if '"type":"tool_call_response"' in line.replace(" ", "")]
+
+
+def test_a_pythonpath_folder_in_the_workspace_never_feeds_agentcis_imports(tmp_path: Path) -> None:
+    """A job that sets ``PYTHONPATH=src`` for its tests: agentci's own lazy imports (the
+    Markdown renderer for report.html) do not look there once the agent may have written it."""
+    loot = tmp_path / "escape" / "loot"
+    case = make_attack(
+        tmp_path,
+        [
+            tool("write_file", file_path="src/mdurl.py", content=PAYLOAD.format(loot=str(loot))),
+            {"text": "done"},
+        ],
+        files={"src/app.py": "x = 1\n"},
+    )
+    run = case.run(env={"PYTHONPATH": str(case.repo / "src")})
+    assert not loot.exists(), f"agentci imported src/mdurl.py on the host: {loot.read_text()!r}"
+    assert run.result["changed_files"] == ["src/mdurl.py"]
