@@ -29,6 +29,7 @@ WarningKind = Literal[
     "explicit_cache_not_deleted",
     "resume_changed",
     "history_redacted",
+    "resume_restarted",
 ]
 
 
@@ -57,7 +58,9 @@ class WarningEvent(EventBase):
     explicit`` could not create a context cache: the task goes on with implicit caching),
     ``explicit_cache_not_deleted`` (a context cache could not be deleted: it is billed until
     its ``model.cache_ttl_seconds`` run out), ``history_redacted`` (``--resume``: the resumed
-    conversation holds values agentci masked as ``***``; the model is told so)."""
+    conversation holds values agentci masked as ``***``; the model is told so),
+    ``resume_restarted`` (``--resume``: a stopped task's conversation is not in the earlier
+    outputs, so it runs from the start)."""
 
     type: Literal["warning"] = "warning"
     kind: WarningKind

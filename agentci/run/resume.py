@@ -89,6 +89,7 @@ class ResumePoint:
     previous: Totals  # every earlier run of the task, summed
     force: bool = False
     masked: int = 0  # values the history shows masked (``***``): not what the model saw
+    folder: str = "."  # where in ``source`` the earlier run wrote the task's outputs
 
     @property
     def kept(self) -> bool:
@@ -195,7 +196,7 @@ def load_resume(source: Path, plans: list[TaskSpec], *, force: bool) -> dict[str
             source=source, status=status, entry=entry, history=kept,
             dropped=len(history) - len(kept), patch=patch.decode("utf-8", "surrogateescape"),
             fingerprint=fingerprint if isinstance(fingerprint, dict) else {},
-            previous=_totals(entry), force=force, masked=masked_values(kept),
+            previous=_totals(entry), force=force, masked=masked_values(kept), folder=folder,
         )  # fmt: skip
     return points
 

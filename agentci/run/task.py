@@ -38,7 +38,7 @@ from agentci.run.resume import ResumeRefused, digest, head_commit
 from agentci.run.settings import RunSettings
 from agentci.run.task_finish import finish, stop_event
 from agentci.run.task_mcp import mcp_servers
-from agentci.run.task_resume import disclose_masked, resume_workspace
+from agentci.run.task_resume import disclose_masked, resume_workspace, warn_restart
 from agentci.run.task_sandbox import TaskSandboxes
 from agentci.run.verify_stage import ChangeCheck
 from agentci.spec import TaskSpec
@@ -286,6 +286,8 @@ class TaskRun:
         )
         self.fingerprint["base_tree"] = tracker.baseline.tree
         point = self.resume_point if self.resume_point and self.resume_point.continued else None
+        if self.resume_point is not None:
+            warn_restart(self, self.resume_point)
         if point is not None:  # --resume: the earlier patch on the workspace, its history
             self.state.messages = list(point.history)
             try:

@@ -27,6 +27,7 @@ from agentci.providers.base import TextPart
 from agentci.providers.history import message_dict
 from agentci.reports.report import TaskReport
 from agentci.run.resume import (
+    CONTINUED,
     ResumePoint,
     ResumeRefused,
     Totals,
@@ -228,6 +229,20 @@ def kept_fingerprint(plan: TaskSpec, settings: RunSettings) -> dict[str, Any]:
         "recipe": digest(recipe.read_bytes()) if recipe is not None and recipe.is_file() else None,
         "base_commit": head_commit(settings.base_dir / path),
     }
+
+
+def warn_restart(task: TaskRun, point: ResumePoint) -> None:
+    """A task the earlier run stopped (budget, signal, provider) whose conversation is not in
+    its outputs runs from the start: said in a ``resume_restarted`` warning, never silently."""
+    if point.status not in CONTINUED or point.continued:
+        return
+    where = (Path(point.folder) / "history.jsonl").as_posix()
+    message = (
+        f"--resume: task {task.plan.name!r} stopped with {point.status.value}, but "
+        f"{point.source} holds no conversation of it ({where} is missing or empty): it runs "
+        "from the start"
+    )
+    task.emit(ev.WarningEvent(kind="resume_restarted", message=message))
 
 
 def disclose_masked(task: TaskRun, point: ResumePoint) -> None:

@@ -393,3 +393,24 @@ def test_the_resumed_model_is_told_that_masked_values_are_agentci_s_mask(project
     assert told["parts"][1]["text"].startswith("Note from agentci: this conversation was resumed")
     assert "never write *** into a file" in told["parts"][1]["text"]
     assert lines[3]["role"] == "model"  # the model answered after the note
+
+
+def test_a_stopped_task_whose_conversation_is_missing_restarts_with_a_warning(project: Path):
+    """Starting over is never silent: a budget_exhausted task whose history.jsonl is gone runs
+    from the start, and a resume_restarted warning names the file it looked for."""
+    recipe = project / "recipe.yaml"
+    recipe.write_text(
+        "\n".join(line for line in recipe.read_text().splitlines() if not line.startswith("setup"))
+        + "\n"
+    )
+    assert _agentci(project, "run", "recipe.yaml").returncode == 3
+    (project / "out/history.jsonl").unlink()
+    resumed = _agentci(project, "run", "recipe.yaml", "--resume", "out", "--max-turns", "5")
+    assert resumed.returncode == 0, resumed.stderr
+    resume = json.loads((project / "out/result.json").read_text())["tasks"][0]["resume"]
+    assert (resume["resumed_status"], resume["continued"]) == ("budget_exhausted", False)
+    events = [json.loads(line) for line in (project / "out/events.jsonl").read_text().splitlines()]
+    assert [e["message"] for e in events if e.get("kind") == "resume_restarted"] == [
+        "--resume: task 't' stopped with budget_exhausted, but out.prev holds no conversation "
+        "of it (history.jsonl is missing or empty): it runs from the start"
+    ]
