@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from agentci.batch.launch import BatchOptions, launch_batch
-from agentci.cli.options import budget_options, fail, parameter_options
+from agentci.cli.options import budget_options, fail, parameter_options, resume_options
 
 
 @click.command(name="batch")
@@ -35,18 +35,10 @@ from agentci.cli.options import budget_options, fail, parameter_options
     "(outputs.branch): it ends no_changes, already_proposed, without a model call.",
 )
 @budget_options("Override budget.max_wall_seconds (per task).")
-@click.option(
-    "--resume",
-    type=click.Path(path_type=Path, file_okay=False),
-    metavar="OUT",
-    help="Go on from the earlier batch whose outputs are in OUT: only the tasks stopped by a "
+@resume_options(
+    "Go on from the earlier batch whose outputs are in OUT: only the tasks stopped by a "
     "budget, timeout, signal or unavailable model run, from their last complete turn "
-    "(docs/resume.md).",
-)
-@click.option(
-    "--resume-force",
-    is_flag=True,
-    help="With --resume: go on even when the model, tools or workspace changed since.",
+    "(docs/resume.md)."
 )
 @click.option("-v", "--verbose", is_flag=True, help="Show turns, thoughts and allowed calls.")
 @click.option("-q", "--quiet", is_flag=True, help="No console view; a failure prints one line.")

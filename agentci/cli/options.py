@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import click
@@ -69,3 +70,23 @@ class _UserError(click.ClickException):
 def fail(message: str) -> click.ClickException:
     """A user error: one clear line on stderr, exit 2, never a traceback."""
     return _UserError(message)
+
+
+def resume_options(resume_help: str) -> Callable[[F], F]:
+    """``--resume OUT`` and ``--resume-force``: go on from an earlier run's outputs
+    (docs/resume.md)."""
+
+    def decorate(func: F) -> F:
+        func = click.option(
+            "--resume-force",
+            is_flag=True,
+            help="With --resume: go on even when the model, tools or workspace changed since.",
+        )(func)
+        return click.option(
+            "--resume",
+            type=click.Path(path_type=Path, file_okay=False),
+            metavar="OUT",
+            help=resume_help,
+        )(func)
+
+    return decorate

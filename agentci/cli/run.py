@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from agentci.cli.options import budget_options, fail, parameter_options
+from agentci.cli.options import budget_options, fail, parameter_options, resume_options
 from agentci.errors import InvalidInput
 from agentci.recipe.prompt_recipe import (
     RecipeFields,
@@ -90,18 +90,10 @@ from agentci.run.launch import LaunchOptions, launch
     help="Do not run a task whose change from this HEAD is already on a branch "
     "(outputs.branch): it ends no_changes, already_proposed, without a model call.",
 )
-@click.option(
-    "--resume",
-    type=click.Path(path_type=Path, file_okay=False),
-    metavar="OUT",
-    help="Go on from the earlier run whose outputs are in OUT: tasks stopped by a budget, "
+@resume_options(
+    "Go on from the earlier run whose outputs are in OUT: tasks stopped by a budget, "
     "timeout, signal or unavailable model continue from their last complete turn with fresh "
-    "budgets; success and verify_failed tasks are kept (docs/resume.md).",
-)
-@click.option(
-    "--resume-force",
-    is_flag=True,
-    help="With --resume: go on even when the model, tools or workspace changed since.",
+    "budgets; success and verify_failed tasks are kept (docs/resume.md)."
 )
 @click.option("-v", "--verbose", is_flag=True, help="Show turns, thoughts and allowed calls.")
 @click.option(
