@@ -31,13 +31,13 @@ Callers that work in a private git dir of their own (:mod:`agentci.change.patch`
 
 from __future__ import annotations
 
-import functools
 import os
 import re
-import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+from agentci.hostprog import host_program
 
 #: ``-c`` overrides on every git call agentci makes.
 SAFE_CONFIG: tuple[str, ...] = (
@@ -160,19 +160,11 @@ def driver_overrides(git_dir: Path) -> list[str]:
 
 
 def git_program() -> str:
-    """The git agentci runs: chosen once for each ``PATH`` value, at agentci's first git call
-    with it (before any model call), from ``PATH``'s absolute folders. A ``git`` the agent
-    writes later into a folder of the workspace that is on ``PATH`` is never the one run; one
-    that was there from the start is protected like agentci's installation
-    (:mod:`agentci.policy.runtime`). ``"git"`` when there is none (the call then fails as it
-    would have)."""
-    return _git_on(os.environ.get("PATH", os.defpath))
-
-
-@functools.cache
-def _git_on(path: str) -> str:
-    folders = [p for p in path.split(os.pathsep) if os.path.isabs(p)]
-    return shutil.which("git", path=os.pathsep.join(folders)) or "git"
+    """The git agentci runs: :func:`agentci.hostprog.host_program` — never from a relative
+    ``PATH`` entry nor from a folder inside the workspace (a ``git`` an earlier agent left in a
+    ``tools/bin`` on ``PATH`` is not the next run's git). ``"git"`` when there is none (the
+    call then fails as it would have)."""
+    return host_program("git") or "git"
 
 
 def git_argv(args: Sequence[str], *, repo: Path | None = None) -> list[str]:

@@ -31,6 +31,7 @@ from typing import Literal
 from agentci.change.patch import find_repo_root
 from agentci.errors import InvalidInput
 from agentci.gitenv import run_git
+from agentci.hostprog import add_workspace, host_program
 from agentci.recipe.schema import Workspace
 from agentci.tempdirs import forget_worktree, make_temp_dir, worktree_admin
 
@@ -86,7 +87,7 @@ def ensure_git(path: Path) -> Path | None:
     except ``worktree``: the patch baseline is kept in a private temp git dir, so the user's folder
     is not ``git init``-ed. Raises :class:`InvalidInput` when git itself is not installed.
     """
-    if shutil.which("git") is None:
+    if host_program("git") is None:
         raise InvalidInput("git is not installed or not on PATH; agentci needs it for the patch")
     return find_repo_root(path)  # reads .git entries: no GitPython import on start-up
 
@@ -107,13 +108,14 @@ def prepare_workspace(ws: Workspace, *, base_dir: Path) -> PreparedWorkspace:
     if not src.is_dir():
         raise InvalidInput(f"workspace.path {ws.path!r}: {src} is not a folder")
     src = src.resolve()
+    add_workspace(src)  # before any git call: no program agentci runs comes from in here
     if ws.isolation == "none":
         ensure_git(src)
         return PreparedWorkspace(path=src, original=src, isolation="none")
-    if ws.isolation == "copy":
-        return _copy(src)
-    if ws.isolation == "worktree":
-        return _worktree(src, ws.path)
+    if ws.isolation in ("copy", "worktree"):
+        made = _copy(src) if ws.isolation == "copy" else _worktree(src, ws.path)
+        add_workspace(made.path)
+        return made
     raise InvalidInput(f"workspace.isolation: unknown value {ws.isolation!r}")
 
 

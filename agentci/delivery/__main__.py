@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from agentci.delivery.sandbox_setup import describe, prepare_sandbox
 from agentci.events.annotations import escape_data
 from agentci.events.workflow_commands import neutralise_workflow_commands
 from agentci.gitenv import git_argv, git_env
+from agentci.hostprog import add_workspace, host_program
 from agentci.reports.folders import task_dir_name
 
 
@@ -43,6 +43,8 @@ def _head(workspace: Path) -> str:
 @click.group()
 def main() -> None:
     """The GitHub Action's delivery steps (docs/github-action.md)."""
+    if os.environ.get("GITHUB_WORKSPACE"):  # the job's checkout: no program run from there
+        add_workspace(os.environ["GITHUB_WORKSPACE"])
 
 
 @main.command()
@@ -50,6 +52,7 @@ def main() -> None:
 def check(workspace: Path) -> None:
     """Refuse to go on where running the recipe would be unsafe (pull_request_target with the
     pull request's code checked out)."""
+    add_workspace(workspace)
     try:
         why = untrusted_checkout(GitHubContext.from_environ(), _head(workspace))
     except DeliveryError as err:
@@ -87,6 +90,7 @@ def deliver(out_dir: Path, create_pr: bool, comment: bool, workspace: Path, ran:
     them (invalid_input, internal_error, did not run), and an error when the output folder is a
     symbolic link, passes through one or lacks agentci's marker; its files are read without
     following a link (agentci.delivery.out_folder)."""
+    add_workspace(workspace)
     outputs = {"branch": [], "pr-url": [], "comment-url": []}  # type: dict[str, list[str]]
     try:
         _deliver(str(out_dir), create_pr, comment, workspace, ran, outputs)
@@ -179,6 +183,7 @@ def outputs(out_dir: str, workspace: Path, code: str) -> None:
     """Write the Action's outputs to GITHUB_OUTPUT (and the sandbox warning to
     GITHUB_STEP_SUMMARY) from the run's output folder, read as data. out-dir-ok is false (and
     nothing is read) when the folder is a link, passes through one or lacks agentci's marker."""
+    add_workspace(workspace)
     run = collect(workspace, out_dir, code)
     if run.unsafe:
         _say("warning", f"the outputs are not read and not uploaded: {run.unsafe}")
@@ -199,7 +204,7 @@ def sandbox(install: bool) -> None:
     user namespaces where AppArmor restricts them (a profile for bwrap, else the sysctl), probe
     again, and say which was done. Writes problem and userns-fix to GITHUB_OUTPUT."""
     setup = prepare_sandbox(install)
-    print(describe(setup, shutil.which("bwrap")))
+    print(describe(setup, host_program("bwrap")))
     if setup.problem:
         _say(
             "warning",

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from typing import Any
 
 from agentci.delivery.context import DeliveryError
 from agentci.delivery.process import GH_TIMEOUT, run_bounded, timeout_for
+from agentci.hostprog import host_program
 
 
 class Gh:
@@ -16,7 +16,7 @@ class Gh:
     (:mod:`agentci.delivery.process`)."""
 
     def __init__(self, token: str, repository: str) -> None:
-        exe = shutil.which("gh")
+        exe = host_program("gh")
         if exe is None:
             raise DeliveryError("the gh command is not installed (GitHub-hosted runners have it)")
         if not token:

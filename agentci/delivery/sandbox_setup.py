@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from agentci.delivery.context import DeliveryError
 from agentci.delivery.process import run_bounded
+from agentci.hostprog import host_program
 from agentci.policy.sandbox import bwrap_problem
 
 SYSCTL = "kernel.apparmor_restrict_unprivileged_userns"
@@ -55,7 +55,7 @@ class SandboxSetup:
 
 def _tool(name: str) -> str | None:
     """``name`` on PATH, else in /usr/sbin or /sbin (not on every job's PATH)."""
-    found = shutil.which(name)
+    found = host_program(name)
     if found is None:
         found = next(
             (p for p in (f"/usr/sbin/{name}", f"/sbin/{name}") if os.access(p, os.X_OK)), None
@@ -92,7 +92,7 @@ def probe() -> str:
 
 
 def _install(say: Callable[[str], None]) -> bool:
-    if shutil.which("apt-get") is None:
+    if host_program("apt-get") is None:
         say("agentci: bubblewrap is missing and there is no apt-get to install it")
         return False
     say("agentci: installing bubblewrap")
@@ -126,10 +126,10 @@ def prepare_sandbox(install: bool, say: Callable[[str], None] = print) -> Sandbo
     if not install:
         return SandboxSetup(probe(), "", False)
     installed = False
-    if shutil.which("bwrap") is None:
+    if host_program("bwrap") is None:
         installed = _install(say)
     problem = probe()
-    bwrap = shutil.which("bwrap")
+    bwrap = host_program("bwrap")
     if not problem or bwrap is None or not _USERNS.search(problem):
         return SandboxSetup(problem, "", installed)
     say(f"agentci: {problem}: allowing user namespaces for bubblewrap")

@@ -30,13 +30,13 @@ import contextlib
 import dataclasses
 import functools
 import os
-import shutil
 import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentci.errors import InvalidInput
+from agentci.hostprog import host_program
 from agentci.policy.gitconfig import sanitised_copies
 from agentci.policy.paths import is_below
 from agentci.policy.private_tmp import tool_dirs_under_tmp
@@ -133,7 +133,7 @@ class Sandbox:
 @functools.lru_cache(maxsize=1)
 def bwrap_problem() -> str | None:
     """Why bubblewrap cannot be used here, or None when it works (checked once)."""
-    exe = shutil.which("bwrap")
+    exe = host_program("bwrap")
     if exe is None:
         return "bubblewrap (bwrap) is not installed"
     problem = socket_filter_problem()
@@ -240,7 +240,7 @@ def make_sandbox(
         real = Path(os.path.realpath(p))
         if real.exists() and real != ws and real not in ro and is_below(real, ws):
             ro.append(real)
-    exe = shutil.which("bwrap") or "bwrap"
+    exe = host_program("bwrap") or "bwrap"
     box = Sandbox(
         ws,
         network=network,

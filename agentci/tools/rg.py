@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -20,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agentci.errors import ToolFailure
+from agentci.hostprog import host_program
 from agentci.tools.engine import ALWAYS_SKIPPED, MAX_HIT_CHARS, MAX_KEPT_HITS, GrepResult, Scope
 
 MAX_COLUMNS = 500
@@ -34,7 +34,7 @@ def find_rg() -> tuple[str, str] | None:
     candidates = [
         Path(sysconfig.get_path("scripts")) / "rg",
         Path(sys.executable).parent / "rg",
-        shutil.which("rg"),
+        host_program("rg"),
     ]
     for cand in candidates:
         if cand is None or not os.path.isabs(cand):  # a relative PATH entry: the cwd
