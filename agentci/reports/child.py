@@ -71,7 +71,9 @@ async def _in_new_interpreter(
     redactor: Redactor,
     optional: frozenset[str],
 ) -> list[str]:
-    data = pickle.dumps((out_dir, run, patches, redactor, optional))
+    # agentci's sys.path first (plain strings): the new interpreter's own holds again what
+    # .pth files name, such as a project's editable src/ that agentci removed at the start
+    data = pickle.dumps(list(sys.path)) + pickle.dumps((out_dir, run, patches, redactor, optional))
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-I", "-m", "agentci.reports.child",
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
@@ -93,8 +95,12 @@ async def _in_new_interpreter(
 
 
 def main() -> None:
-    """The new interpreter's side: the pickled report on stdin, the JSON list on stdout."""
-    out_dir, run, patches, redactor, optional = pickle.loads(sys.stdin.buffer.read())  # noqa: S301 - our parent's
+    """The new interpreter's side: agentci's ``sys.path`` then the pickled report on stdin
+    (the path is in force before anything is unpickled or imported), the JSON list on stdout."""
+    stream = sys.stdin.buffer
+    sys.path[:] = [str(p) for p in pickle.load(stream)]  # noqa: S301 - our parent's
+    sys.path_importer_cache.clear()
+    out_dir, run, patches, redactor, optional = pickle.load(stream)  # noqa: S301 - our parent's
     _child(sys.stdout.fileno(), out_dir, run, patches, redactor, optional)
 
 

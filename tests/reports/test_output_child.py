@@ -60,3 +60,42 @@ def test_with_one_thread_the_outputs_are_written_by_a_forked_child(tmp_path: Pat
     answer = _write(tmp_path, "one")
     assert answer == {"failed": [], "forks": 1}
     _written(tmp_path / "out")
+
+
+def test_the_new_interpreter_writing_the_outputs_has_agentcis_sys_path_not_a_pth_folder(
+    tmp_path: Path,
+):
+    """A project installed editable (a ``.pth`` naming its ``src/``) in agentci's environment:
+    agentci drops ``src/`` from its ``sys.path`` when a task starts (the workspace's), and the
+    new interpreter that writes the outputs must not put it back, or a ``src/linkify_it.py``
+    the agent wrote runs there (markdown_it imports it for report.html)."""
+    import sysconfig
+
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    marker = tmp_path / "imported"
+    (project / "src" / "linkify_it.py").write_text(
+        f"open({str(marker)!r}, 'w').close()\n"
+        "raise ModuleNotFoundError(\"No module named 'linkify_it'\", name='linkify_it')\n"
+    )
+    venv = tmp_path / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next((venv / "lib").glob("python3*/site-packages"))
+    here = Path(__file__).resolve().parents[2]
+    (site / "agentci-host.pth").write_text(f"{sysconfig.get_path('purelib')}\n{here}\n")
+    (site / "_project.pth").write_text(f"{project / 'src'}\n")
+    forget = (
+        "from agentci.policy.runtime import forget_workspace_imports\n"
+        f"forget_workspace_imports(Path({str(project)!r}))\n"
+    )
+    script = WRITE.replace("from outputs_fixtures", forget + "from outputs_fixtures")
+    out = tmp_path / "out"
+    out.mkdir()
+    done = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", script, str(out), "threads", str(Path(__file__).parent)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"failed": [], "forks": 0}
+    assert (out / "report.html").is_file()
+    assert not marker.exists()
