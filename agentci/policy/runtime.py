@@ -26,6 +26,9 @@ from agentci.gitenv import git_program
 #: Programs agentci chose at start-up to run on the host (ripgrep): protected like the rest.
 _CHOSEN: list[Path] = []
 
+#: (device, inode) of each protected path inside a workspace, as found when its task started.
+_PINNED: dict[Path, tuple[int, int]] = {}
+
 
 def _real(path: str | os.PathLike[str]) -> Path:
     return Path(os.path.realpath(path))
@@ -93,9 +96,14 @@ def forget_workspace_imports(workspace: Path) -> list[str]:
     """Remove from ``sys.path`` the folders inside ``workspace`` (a ``PYTHONPATH=src`` the job
     set for its tests, a relative entry), except agentci's own protected installation: agentci
     imports nothing of the project, and its lazy imports must not find a module the agent
-    wrote. Returns the entries removed."""
+    wrote. Also records what each protected path inside ``workspace`` is
+    (:func:`moved_runtime`). Returns the entries removed."""
     root = _real(workspace)
     kept = inside_workspace(workspace)
+    for path in kept:
+        if path not in _PINNED:
+            st = os.stat(path)
+            _PINNED[path] = (st.st_dev, st.st_ino)
     gone = []
     for entry in list(sys.path):
         real = _real(entry or os.curdir)
@@ -107,3 +115,20 @@ def forget_workspace_imports(workspace: Path) -> list[str]:
         sys.path_importer_cache.pop(entry, None)
         gone.append(entry)
     return gone
+
+
+def moved_runtime() -> list[Path]:
+    """The protected paths inside a workspace that are no longer what they were when their
+    task started (device and inode): code in the sandbox renamed a folder above one (a mount
+    moves with its parent) and made a new one under the same name. agentci's ``sys.path`` and
+    its packages' ``__path__`` name those paths, so nothing may be imported from them again."""
+    moved = []
+    for path, ident in _PINNED.items():
+        try:
+            st = os.stat(path)
+        except OSError:
+            moved.append(path)
+            continue
+        if (st.st_dev, st.st_ino) != ident:
+            moved.append(path)
+    return moved

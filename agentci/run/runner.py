@@ -25,6 +25,7 @@ from agentci.events import types as ev
 from agentci.events.sinks import Emitter, utc_now
 from agentci.loop.budget import RunTotals
 from agentci.outcome import Status, exit_code_for, run_outcome
+from agentci.policy.runtime import moved_runtime
 from agentci.providers.registry import is_offline, warm_up
 from agentci.reports.child import write_outputs_in_child
 from agentci.reports.redact import Redactor
@@ -203,6 +204,12 @@ class Runner:
     async def _finish(self, report: RunReport, patches: dict[str, str]) -> None:
         """Write the outputs off the event loop, then ``run_finished`` (see the module doc)."""
         out, rd = self.out_dir, self.redactor
+        moved = moved_runtime()
+        if moved:  # its lazy imports (the outputs writer's) would run the agent's modules
+            _refuse_outputs(report, moved, self.emitter)
+            self.committed = True
+            self.emitter.emit(_run_finished(report))
+            return
         if self.workers is not None:  # so the writer can fork (agentci/run/workers.py)
             await self.workers.retire()
         before = self.signal_name  # a signal the run has already ended on (and reported)
@@ -236,6 +243,18 @@ class Runner:
 def _quietly(job: Callable[[list[str]], None], models: list[str]) -> None:
     with contextlib.suppress(Exception):
         job(models)
+
+
+def _refuse_outputs(report: RunReport, moved: list[Path], emitter: Emitter) -> None:
+    """agentci's protected installation was moved during the run: the run ends
+    ``internal_error`` (70) and no output is written (writing them imports from there)."""
+    reason = (
+        "agentci's own installation inside the workspace was moved or replaced during the run "
+        f"(a folder above {moved[0]} renamed by a command in the sandbox); agentci imports "
+        "nothing more from it, so the outputs are not written"
+    )
+    emitter.emit(ev.Error(kind="internal_error", message=reason))
+    report.status, report.exit_code, report.reason = Status.internal_error, 70, reason
 
 
 def _mark_unwritten(report: RunReport, failed: list[str], emitter: Emitter) -> None:

@@ -124,11 +124,6 @@ exit 0
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: the sandbox mounts backend/.venv read-only, but renaming backend/ moves the "
-    "mount and a new backend/.venv/... on agentci's sys.path is imported on the host",
-)
 def test_renaming_the_parent_of_agentcis_workspace_venv_plants_a_module_run_on_host(
     tmp_path: Path,
 ) -> None:
@@ -152,6 +147,8 @@ def test_renaming_the_parent_of_agentcis_workspace_venv_plants_a_module_run_on_h
         f"agentci's outputs writer on the host: {got!r}\n{done.stdout[-3000:]}{done.stderr[-2000:]}"
     )
     assert not loot.exists()
+    assert done.returncode == 70, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "was moved or replaced during the run" in done.stderr, done.stderr
 
 
 # --- bubblewrap is looked up on PATH again for every task (agentci/policy/sandbox.py
