@@ -180,11 +180,9 @@ def write_outputs(
                 )  # fmt: skip
             )
 
-    failed += _write_histories(out_dir, run, redactor)
-
     lost = [f for f in failed if f]
     if lost:  # no output may say success when the patch is missing: the runner says the same
-        reason = UNWRITTEN + "; ".join(lost)
+        reason = unwritten_reason(run.status, run.reason, lost)
         run = dataclasses.replace(run, status=Status.internal_error, exit_code=70, reason=reason)
         safe_run = dataclasses.replace(safe_run, status=Status.internal_error, exit_code=70,
                                        reason=redactor.redact(reason))  # fmt: skip
@@ -260,9 +258,21 @@ def write_outputs(
                 json.loads,
             )
         )
+    # Last: a long conversation must not take the space kept for the small files above.
+    failed += _write_histories(out_dir, run, redactor)
     if step_summary:
         _append_step_summary(out_dir / "summary.md")
     return [f for f in failed if f]
+
+
+def unwritten_reason(status: object, reason: str | None, lost: list[str]) -> str:
+    """The reason of a run some of whose outputs could not be written. A run that had already
+    failed inside agentci (``internal_error``, e.g. its log filled the disk) keeps that first
+    cause in front."""
+    text = UNWRITTEN + "; ".join(lost)
+    if status == Status.internal_error and reason and not reason.startswith(UNWRITTEN):
+        return f"{reason}; {text}"
+    return text
 
 
 def _write_histories(out_dir: Path, run: RunReport, redactor: Redactor) -> list[str | None]:

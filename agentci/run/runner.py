@@ -30,7 +30,7 @@ from agentci.providers.registry import is_offline, warm_up
 from agentci.reports.child import write_outputs_in_child
 from agentci.reports.redact import Redactor
 from agentci.reports.report import RunReport, TaskReport
-from agentci.reports.writer import OPTIONAL_OUTPUTS, UNWRITTEN, write_outputs
+from agentci.reports.writer import OPTIONAL_OUTPUTS, unwritten_reason, write_outputs
 from agentci.run.task import RunSettings, TaskRun
 from agentci.run.task_resume import carried_report, judge_kept, kept_fingerprint
 from agentci.run.workers import LoopWorkers
@@ -259,7 +259,7 @@ def _refuse_outputs(report: RunReport, moved: list[Path], emitter: Emitter) -> N
 
 def _mark_unwritten(report: RunReport, failed: list[str], emitter: Emitter) -> None:
     """An output that could not be written makes the run ``internal_error`` (70)."""
-    reason = UNWRITTEN + "; ".join(failed)
+    reason = unwritten_reason(report.status, report.reason, failed)
     emitter.emit(ev.Error(kind="internal_error", message=reason))
     report.status, report.exit_code, report.reason = Status.internal_error, 70, reason
 
