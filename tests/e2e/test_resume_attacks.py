@@ -63,6 +63,32 @@ def _agentci(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _resume_cancelled_during_setup(project: Path) -> int:
+    """``--resume out`` held in its setup (the ``hold`` file), then SIGTERM; its exit code."""
+    (project / "hold").write_text("")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentci", "run", "recipe.yaml", "--resume", "out",
+         "--max-turns", "5"],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        for _ in range(600):
+            if (project / "setup-started").exists() or proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert (project / "setup-started").exists()
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    os.unlink(project / "hold")
+    return proc.returncode
+
+
 def test_sigterm_during_resume_setup_then_resume_again_loses_the_earlier_work(project: Path):
     """Run 1 stops on its budget (1 turn, b.py written). Resume 1 is cancelled by SIGTERM while
     setup runs, before the earlier history is put back. docs/resume.md: "Resuming never loses
@@ -76,37 +102,7 @@ def test_sigterm_during_resume_setup_then_resume_again_loses_the_earlier_work(pr
     earlier_patch = (project / "out/patch.diff").read_text()
     assert "b.py" in earlier_patch and earlier_history.count("\n") == 3
 
-    (project / "hold").write_text("")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "agentci",
-            "run",
-            "recipe.yaml",
-            "--resume",
-            "out",
-            "--max-turns",
-            "5",
-        ],
-        cwd=project,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        for _ in range(600):
-            if (project / "setup-started").exists() or proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        assert (project / "setup-started").exists()
-        proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 143
-    os.unlink(project / "hold")
+    assert _resume_cancelled_during_setup(project) == 143
 
     # what the cancelled resume left must still be resumable from run 1's end
     task = json.loads((project / "out/result.json").read_text())["tasks"][0]
@@ -120,35 +116,7 @@ def test_resume_twice_after_interrupted_resume_counts_every_run(project: Path):
     """The same sequence, judged by the end result a user reads: the third run's result.json
     must go on from run 1's conversation and count run 1's turn in all_runs."""
     assert _agentci(project, "run", "recipe.yaml").returncode == 3
-    (project / "hold").write_text("")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "agentci",
-            "run",
-            "recipe.yaml",
-            "--resume",
-            "out",
-            "--max-turns",
-            "5",
-        ],
-        cwd=project,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        for _ in range(600):
-            if (project / "setup-started").exists() or proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    os.unlink(project / "hold")
+    assert _resume_cancelled_during_setup(project) == 143
 
     third = _agentci(project, "run", "recipe.yaml", "--resume", "out", "--max-turns", "5")
     assert third.returncode == 0, third.stderr
