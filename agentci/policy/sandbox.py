@@ -8,7 +8,9 @@ and the agent's own ``git``. Inside:
   (``.git``, ``.agentci``, ``.github/workflows``, hook scripts, the recipe), mounted read-only
   over it — also when they do not exist yet: an empty read-only placeholder is mounted, so
   ``git init`` or ``mkdir -p .github/workflows`` cannot create them (:meth:`Sandbox.cleanup`
-  removes the placeholders agentci made);
+  removes the placeholders agentci made); every folder between the workspace and such a
+  path is a mount point there too (:meth:`Sandbox.pinned_folders`), so renaming a folder above
+  it cannot move the protected path away and put a writable one in its place;
 * a private ``/tmp`` (holding only, read-only, the virtualenv or tool folders under ``/tmp``
   that ``PATH``/``VIRTUAL_ENV`` name: :mod:`agentci.policy.private_tmp`), ``/proc`` in a new PID namespace (agentci's environment and processes are
   not visible), a user namespace where the kernel allows one, and **no capabilities**
@@ -105,6 +107,8 @@ class Sandbox:
         args += ["--bind", ws, ws]
         for p in self.writable:
             args += ["--bind", str(p), str(p)]
+        for p in self.pinned_folders():
+            args += ["--bind", str(p), str(p)]
         for p in self.readonly:
             args += ["--ro-bind", str(p), str(p)]
         for copy, original in self.overlays:
@@ -118,6 +122,20 @@ class Sandbox:
         args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL"]
         args += ["--die-with-parent", "--new-session", "--chdir", str(cwd), "--", *argv]
         return args
+
+    def pinned_folders(self) -> list[Path]:
+        """The workspace's folders above a read-only path or a covered config file, parents
+        first. Each is mounted onto itself, so it is a mount point in the sandbox, which
+        cannot be renamed: a mount moves with a renamed folder above it, and code in the
+        sandbox could otherwise rename ``backend`` and make a new ``backend/.venv`` (or
+        ``.github/workflows``) under the protected name."""
+        folders: set[Path] = set()
+        for p in (*self.readonly, *(original for _, original in self.overlays)):
+            if p != self.workspace and is_below(p, self.workspace):
+                folders.update(
+                    a for a in p.parents if a != self.workspace and is_below(a, self.workspace)
+                )
+        return sorted(folders, key=lambda a: (len(a.parts), str(a)))
 
     def cleanup(self) -> None:
         """Remove the empty placeholders agentci created (those still empty) and the

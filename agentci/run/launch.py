@@ -13,7 +13,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -213,8 +213,7 @@ def _launch(opts: LaunchOptions) -> int:
     finally:
         emitter.close()
     if not opts.quiet:
-        first = "report.html" if "report.html" in opts.optional else "result.json"
-        tell(f"agentci: outputs in {shown_path(out_dir)}/ (summary.md, patch.diff, {first}, …)")
+        tell(_outputs_line(out_dir, opts.optional))
     if opts.record is not None and not opts.quiet:
         tell(_replay_hint(opts.record, opts.recipe, len(plans)))
     _quiet_failure_line(opts, report, redactor)
@@ -349,3 +348,13 @@ def invalid_input_exit(opts: LaunchOptions, out_dir: Path, message: str, redacto
     finish_run(report, {name: ""}, out_dir=out_dir, emitter=emitter, redactor=redactor)
     emitter.close()
     return 2
+
+
+def _outputs_line(out_dir: Path, optional: Collection[str]) -> str:
+    """The console's last word on the outputs: the main files that are there (a run that
+    refused to write its outputs names none)."""
+    first = "report.html" if "report.html" in optional else "result.json"
+    there = [n for n in ("summary.md", "patch.diff", first) if (out_dir / n).is_file()]
+    if not there:
+        return f"agentci: no outputs written in {shown_path(out_dir)}/ (see the reason above)"
+    return f"agentci: outputs in {shown_path(out_dir)}/ ({', '.join(there)}, …)"

@@ -250,7 +250,7 @@ def _refuse_outputs(report: RunReport, moved: list[Path], emitter: Emitter) -> N
     ``internal_error`` (70) and no output is written (writing them imports from there)."""
     reason = (
         "agentci's own installation inside the workspace was moved or replaced during the run "
-        f"(a folder above {moved[0]} renamed by a command in the sandbox); agentci imports "
+        f"(a folder above {moved[0]} was renamed); agentci imports "
         "nothing more from it, so the outputs are not written"
     )
     emitter.emit(ev.Error(kind="internal_error", message=reason))

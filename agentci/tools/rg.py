@@ -20,6 +20,7 @@ from pathlib import Path
 
 from agentci.errors import ToolFailure
 from agentci.hostprog import host_program
+from agentci.policy.runtime import moved_runtime
 from agentci.tools.engine import ALWAYS_SKIPPED, MAX_HIT_CHARS, MAX_KEPT_HITS, GrepResult, Scope
 
 MAX_COLUMNS = 500
@@ -101,7 +102,14 @@ class Ripgrep:
 
     async def _run(self, cmd: list[str], cwd: Path, sink: Callable[[bytes], None]) -> str:
         """Run rg, its output to ``sink``; kill it when the call is cancelled (a timeout, a
-        signal). Returns the start of what it wrote to stderr."""
+        signal). Returns the start of what it wrote to stderr. Refused when agentci's
+        installation inside the workspace (where this ``rg`` may lie) was moved since the task
+        started."""
+        if moved := moved_runtime():
+            raise ToolFailure(
+                f"not run: agentci's installation at {moved[0]} was moved or replaced during the "
+                "run, so the rg it holds is no longer agentci's"
+            )
         proc = await asyncio.create_subprocess_exec(
             *cmd,
             cwd=cwd,

@@ -112,6 +112,8 @@ def test_module_planted_where_an_outside_envs_editable_pth_points_runs_on_host(
 # ``backend`` — a mount below a renamed folder moves with it — and make a new
 # ``backend/.venv/lib/python3.X/site-packages``. agentci's ``sys.path`` holds that folder by
 # name; the outputs writer's later ``import linkify_it`` (via markdown_it) finds the agent's.
+# Now every folder above a protected path is a mount point in the sandbox: the rename fails.
+# (tests/security/test_moved_runtime.py covers a move made outside the sandbox.)
 
 RENAME = """\
 #!/bin/sh
@@ -147,8 +149,8 @@ def test_renaming_the_parent_of_agentcis_workspace_venv_plants_a_module_run_on_h
         f"agentci's outputs writer on the host: {got!r}\n{done.stdout[-3000:]}{done.stderr[-2000:]}"
     )
     assert not loot.exists()
-    assert done.returncode == 70, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "was moved or replaced during the run" in done.stderr, done.stderr
+    assert not (case.repo / "backend.old").exists(), "the rename went through"
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
 
 
 # --- bubblewrap is looked up on PATH again for every task (agentci/policy/sandbox.py
