@@ -4,7 +4,9 @@ cannot load (a pyenv Python under a 0700 /root)."""
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,10 +17,26 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def test_an_interpreter_behind_a_private_folder_is_seen(tmp_path: Path) -> None:
-    private = tmp_path / "root-home"
-    private.mkdir(mode=0o700)
-    os.symlink(sys.executable, private / "python")
-    reason = why_nobody_cannot_run(str(private / "python"))
-    assert reason is not None
-    assert reason.startswith(f"user nobody cannot run agentci with {private / 'python'}: ")
+def test_an_interpreter_nobody_cannot_load_is_seen() -> None:
+    """An interpreter that fails for ``nobody`` as a pyenv Python under a 0700 ``/root`` does
+    (whether a private folder alone stops ``setpriv``'s exec depends on the kernel: on some it
+    looks the program up before the capabilities are gone)."""
+    folder = Path(tempfile.mkdtemp(prefix="agentci-nobody-"))  # /tmp: nobody may look in
+    folder.chmod(0o755)
+    python = folder / "python"
+    python.write_text(
+        "#!/bin/sh\n"
+        f'[ "$(id -u)" = 0 ] && exec {sys.executable} "$@"\n'
+        "echo 'error while loading shared libraries: libpython3.so: cannot open shared object "
+        "file: Permission denied' >&2\n"
+        "exit 127\n"
+    )
+    python.chmod(0o755)
+    try:
+        reason = why_nobody_cannot_run(str(python))
+    finally:
+        shutil.rmtree(folder)
+    assert reason == (
+        f"user nobody cannot run agentci with {python}: error while loading shared libraries: "
+        "libpython3.so: cannot open shared object file: Permission denied"
+    )
