@@ -2,13 +2,14 @@
 
 A command is read-only only without its escape hatches: ``find -exec/-delete``,
 ``git -c …``, ``git diff --ext-diff``, ``sed -i`` or ``sed … e/w``, ``awk`` with
-``system()``/pipes/redirections or a program file, ``rg --pre``, ``sort -o``, ``printf -v`` …
-and only when every path it names stays inside the workspace: its operands and the values of
-its options alike (``-fFILE``, ``--file=FILE``, ``--file FILE``, ``@FILE``), links resolved. ``sort``, ``uniq``, ``tree``
-and ``awk`` options are read against an allowlist, as the programs read them (clusters,
-abbreviated long options: ``sort --ou=F`` is ``sort --output=F``). Under ``xargs`` (words
-appended from its input, unseen) only commands no argument can turn into a writer qualify.
-Output redirections are judged separately.
+``system()``/pipes/redirections or a program file, ``rg --pre``, ``sort -o``, ``printf -v``,
+``date -s`` or ``date MMDDhhmm``, ``hostname NAME`` … and only when every path it names stays
+inside the workspace: its operands and the values of its options alike (``-fFILE``,
+``--file=FILE``, ``--file FILE``, ``@FILE``), links resolved. ``sort``, ``uniq``, ``tree``,
+``date``, ``hostname`` and ``awk`` options are read against an allowlist, as the programs read
+them (clusters, abbreviated long options: ``sort --ou=F`` is ``sort --output=F``). Under
+``xargs`` (words appended from its input, unseen) only commands no argument can turn into a
+writer qualify. Output redirections are judged separately.
 """
 
 from __future__ import annotations
@@ -25,51 +26,14 @@ from agentci.policy.getopt import parse
 from agentci.policy.paths import is_below
 from agentci.policy.shell_parse import GlobWord
 
-SIMPLE = frozenset(
-    {
-        "ls",
-        "cat",
-        "head",
-        "tail",
-        "wc",
-        "pwd",
-        "echo",
-        "printf",
-        "grep",
-        "egrep",
-        "fgrep",
-        "stat",
-        "which",
-        "tree",
-        "du",
-        "basename",
-        "dirname",
-        "realpath",
-        "readlink",
-        "true",
-        "false",
-        "test",
-        "[",
-        "nl",
-        "cut",
-        "tr",
-        "diff",
-        "cmp",
-        "md5sum",
-        "sha1sum",
-        "sha256sum",
-        "od",
-        "hexdump",
-        "column",
-        "whoami",
-        "uname",
-        "env",
-        "type",
-        "comm",
-        "exit",
-        ":",
-    }
-)
+#: Commands that only read (or print what they are given) whatever their options.
+SIMPLE = frozenset({
+    "ls", "cat", "head", "tail", "wc", "pwd", "echo", "printf", "grep", "egrep", "fgrep",
+    "stat", "which", "tree", "du", "basename", "dirname", "realpath", "readlink", "true",
+    "false", "test", "[", "nl", "cut", "tr", "diff", "cmp", "md5sum", "sha1sum", "sha256sum",
+    "od", "hexdump", "column", "whoami", "uname", "env", "type", "comm", "exit", ":",
+    "sleep", "seq", "id", "nproc", "printenv", "tac",
+})  # fmt: skip
 GIT_READ = frozenset(
     {
         "status",
@@ -92,9 +56,7 @@ SED_SAFE = re.compile(
 )
 #: Commands whose options can write or run: a pattern that could expand to an option (it
 #: starts with ``*``, ``?`` or ``[``, so a file named ``--output=f`` matches) is refused.
-GLOB_SENSITIVE = frozenset(
-    {"find", "git", "sed", "awk", "gawk", "rg", "sort", "uniq", "tree", "printf"}
-)
+GLOB_SENSITIVE = frozenset({"find", "git", "sed", "awk", "gawk", "rg", "printf", *specs.OPTIONS})
 #: Names one pattern may expand to and still be judged (more: not read-only).
 MAX_MATCHES = 5000
 AWK_BAD = re.compile(r"system|getline|[|>]|@|fflush|close\(")
@@ -127,7 +89,7 @@ def why_not_read_only(
         return "it has arguments that expand at run time"
     name: str = words[0]  # type: ignore[assignment]
     args: list[str] = words[1:]  # type: ignore[assignment]
-    if name not in SIMPLE | {"cd", "find", "git", "sed", "awk", "gawk", "rg", "sort", "uniq"}:
+    if name not in SIMPLE | {"cd", "find", "git", "sed", "awk", "gawk", "rg", *specs.OPTIONS}:
         return f"`{name}` is not a built-in read-only command"
     if name == "cd" and len(args) != 1:
         return "cd without exactly one directory"
@@ -267,17 +229,26 @@ def _escape_hatch(name: str, args: list[str]) -> str | None:
         return f"rg {unsafe} runs commands" if unsafe else None
     if name == "printf" and args and args[0].startswith("-") and args[0] != "--":
         return "printf -v assigns a shell variable (PATH, for one)"
-    if name in ("sort", "uniq", "tree"):
-        spec = {"sort": specs.SORT, "uniq": specs.UNIQ, "tree": specs.TREE}[name]
+    if name in specs.OPTIONS:
+        spec, danger = specs.OPTIONS[name]
         found = parse(args, spec)
         if found.error:
             return f"{name}: {found.error}; only options known to be safe are allowed"
-        danger: dict[str, str] = {"sort": specs.SORT_BAD, "uniq": {}, "tree": specs.TREE_BAD}[name]
         option = next((o for o, _ in found.options if o in danger), None)
         if option:
             return f"{name} {option} {danger[option]}"
-        if name == "uniq" and len(found.operands) > 1:
-            return "uniq with two files writes the second"
+        return _operands_write(name, found.operands)
+    return None
+
+
+def _operands_write(name: str, operands: list[str]) -> str | None:
+    """Why the operands of an allowlisted command make it change something, if they do."""
+    if name == "uniq" and len(operands) > 1:
+        return "uniq with two files writes the second"
+    if name == "date" and (len(operands) > 1 or any(o[:1] != "+" for o in operands)):
+        return "date with an operand that is not +FORMAT (MMDDhhmm…) sets the system clock"
+    if name == "hostname" and operands:
+        return "hostname NAME sets the host name"
     return None
 
 

@@ -1,7 +1,8 @@
 """The options agentci knows for the read-only commands that have dangerous ones.
 
 ``sort``, ``uniq``, ``tree`` and ``awk`` can write files or run programs through some of their
-options, so they are read through an allowlist: every option they are given must be listed
+options, and ``date`` and ``hostname`` can set the clock or the host name, so they are read
+through an allowlist: every option they are given must be listed
 here (a long option may be abbreviated, as GNU programs allow, but only to one of these);
 :mod:`agentci.policy.readonly` then refuses the dangerous ones by their full name.
 """
@@ -51,6 +52,41 @@ TREE = OptSpec(
 )
 TREE_BAD = {"-o": "writes a file", "-R": "writes 00Tree.html files"}
 
+DATE = OptSpec(
+    flags="uR",
+    values="dfrs",
+    optional="I",
+    long_flags=_names("utc universal rfc-email resolution debug help version"),
+    long_values=_names("date file reference set rfc-3339"),
+    long_optional=_names("iso-8601"),
+)
+DATE_BAD = {"-s": "sets the system clock", "--set": "sets the system clock"}
+
+HOSTNAME = OptSpec(
+    flags="aAbdfhiIsvVy",
+    values="F",
+    long_flags=_names(
+        "alias all-fqdns boot domain fqdn long ip-address all-ip-addresses short yp nis "
+        "verbose help version"
+    ),
+    long_values=_names("file"),
+)
+HOSTNAME_BAD = {
+    "-b": "sets a default host name",
+    "--boot": "sets a default host name",
+    "-F": "sets the host name from a file",
+    "--file": "sets the host name from a file",
+}
+
+#: The commands read through these allowlists: name -> (options, the dangerous ones and why).
+OPTIONS: dict[str, tuple[OptSpec, dict[str, str]]] = {
+    "sort": (SORT, SORT_BAD),
+    "uniq": (UNIQ, {}),
+    "tree": (TREE, TREE_BAD),
+    "date": (DATE, DATE_BAD),
+    "hostname": (HOSTNAME, HOSTNAME_BAD),
+}
+
 AWK = OptSpec(
     flags="bcCkMNnOPrsStV",
     values="Fv",
@@ -70,5 +106,6 @@ GIT_BAD_LONG = ("ext-diff", "output", "output-directory", "open-files-in-pager",
 #: Commands that stay read-only whatever words ``xargs`` appends to them from its input.
 XARGS_SAFE = _names(
     "ls cat head tail wc grep egrep fgrep stat basename dirname realpath readlink nl cut "
-    "md5sum sha1sum sha256sum od hexdump du echo true false test [ diff cmp comm"
+    "md5sum sha1sum sha256sum od hexdump du echo true false test [ diff cmp comm "
+    "sleep seq id nproc printenv tac"
 )

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from test_scheduler import run
+from tool_harness import Harness, bwrap_sandbox
 
 from agentci.policy.rules import PolicyEngine
 from agentci.providers.base import ToolCallPart
@@ -53,10 +54,33 @@ def test_read_only_shell_commands_of_one_turn_run_at_the_same_time(ws: Path) -> 
     assert "fed second" in results[1].output
 
 
+def test_eight_sandboxed_read_only_commands_of_one_turn_all_run_at_once(ws: Path) -> None:
+    # Eight `sleep …; cat pN` calls, each in its own bubblewrap sandbox; the feeder serves
+    # p7 first and p0 last, so every `cat` gets its line only if all eight run at the same
+    # time: with fewer at once, the first ones would wait for a line that never comes and
+    # time out.
+    fifos = [ws / f"p{i}" for i in range(8)]
+    for fifo in fifos:
+        os.mkfifo(fifo)
+    h = Harness(ws=ws, mode="auto_edit", sandbox=bwrap_sandbox(ws), timeout=20)
+    feeder = threading.Thread(target=_feed, args=(fifos[::-1], 30))
+    feeder.start()
+    calls = [("run_shell_command", {"command": f"sleep 0.1; cat p{i}"}) for i in range(8)]
+    results = h.run(calls)
+    feeder.join()
+    assert [r.error for r in results] == [None] * 8
+    assert [r.output.splitlines()[-1] for r in results] == [f"fed p{i}" for i in range(8)]
+    decisions = [e for e in h.events if e.type == "tool_call_decision"]
+    assert [d.rule for d in decisions] == ["read_only_command"] * 8
+
+
 @pytest.mark.parametrize(
     ("command", "reads"),
     [
         ("cat a.txt", True),
+        ("sleep 0.5", True),
+        ("date +%s; seq 3", True),
+        ("date -s 2030-01-01", False),
         ("ls -la | wc -l", True),
         ("grep -rn needle . 2>/dev/null", True),
         ("echo x > a.txt", False),
