@@ -20,7 +20,7 @@ from agentci.errors import InvalidInput
 from agentci.recipe.load import load_yaml, source_of
 from agentci.recipe.render import render
 from agentci.spec import TaskSpec
-from agentci.tools.submit import schema_problem
+from agentci.tools.answer_schema import schema_problem
 
 if TYPE_CHECKING:
     from agentci.recipe.schema import Recipe

@@ -12,16 +12,15 @@ import fnmatch
 from collections.abc import Iterable
 
 from agentci.recipe.hints import did_you_mean
-from agentci.tools.registry import TOOL_CLASSES
-from agentci.tools.submit import SubmitResult
+from agentci.tools.names import BUILTIN_TOOLS, SUBMIT_TOOL
 
 __all__ = ["did_you_mean", "tool_names", "unmatched_tools"]
 
 
 def tool_names(commands: Iterable[str] = ()) -> list[str]:
     """Every tool a rule can name: the built-in tools, ``submit_result`` and the recipe's
-    command tools."""
-    return [cls.name for cls in TOOL_CLASSES] + [SubmitResult.name, *commands]
+    command tools (by name: the tools themselves are not imported)."""
+    return [*BUILTIN_TOOLS, SUBMIT_TOOL, *commands]
 
 
 def unmatched_tools(

@@ -26,8 +26,8 @@ from agentci.errors import OutputInvalid
 from agentci.policy.access import Access
 from agentci.providers.base import ToolSpec
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
+from agentci.tools.names import SUBMIT_TOOL
 
-SUBMIT_TOOL = "submit_result"
 MAX_ERRORS = 20  # validation errors shown to the model per answer
 # Keywords of the schema's root that describe the document, not the arguments (Gemini's
 # function declarations do not take them).
@@ -59,50 +59,6 @@ def validation_errors(schema: dict[str, Any], instance: Any) -> list[str]:
     if len(errors) > MAX_ERRORS:
         out.append(f"… and {len(errors) - MAX_ERRORS} more")
     return out
-
-
-def schema_problem(schema: Any) -> str | None:
-    """Why ``schema`` cannot be an answer's schema (None: it can)."""
-    # deferred: jsonschema takes ~0.3 s to import; only a recipe's JSON Schemas need it
-    from jsonschema import SchemaError, validators
-
-    if not isinstance(schema, dict):
-        return "a JSON Schema is a mapping"
-    if schema.get("type") != "object":
-        return "the schema's root must be `type: object` (the answer is a tool call's arguments)"
-    cls = validators.validator_for(schema)
-    try:
-        cls.check_schema(schema)
-    except SchemaError as err:
-        return f"not a valid JSON Schema: {err.message}"
-    ref = _unresolvable_ref(schema, cls.META_SCHEMA.get("$schema"))
-    return f"not a valid JSON Schema: cannot resolve $ref {ref!r}" if ref is not None else None
-
-
-def _unresolvable_ref(schema: dict[str, Any], dialect: str | None) -> str | None:
-    """The first ``$ref`` of ``schema`` that points nowhere in the schema or the meta-schemas
-    (nothing is fetched from the network), or None."""
-    # deferred: jsonschema takes ~0.3 s to import; only a recipe's JSON Schemas need it
-    from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
-
-    # deferred: jsonschema takes ~0.3 s to import; only a recipe's JSON Schemas need it
-    from referencing.exceptions import Unresolvable
-
-    # deferred: jsonschema takes ~0.3 s to import; only a recipe's JSON Schemas need it
-    from referencing.jsonschema import specification_with
-
-    root = specification_with(dialect or "").create_resource(schema)
-    todo = [(REGISTRY.resolver_with_root(root), root)]
-    while todo:
-        resolver, resource = todo.pop()
-        ref = resource.contents.get("$ref") if isinstance(resource.contents, dict) else None
-        if isinstance(ref, str):
-            try:
-                resolver.lookup(ref)
-            except Unresolvable:
-                return ref
-        todo.extend((resolver.in_subresource(sub), sub) for sub in resource.subresources())
-    return None
 
 
 class Holder(Protocol):

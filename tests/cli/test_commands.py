@@ -42,6 +42,23 @@ def test_validate_and_schema_do_not_import_the_sdks(tmp_path: Path):
     assert done.stdout.splitlines()[-1] == "False False"
 
 
+def test_validate_checks_tool_names_without_importing_the_tools(tmp_path: Path):
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(
+        GOOD + "policy:\n  rules: [{tool: read_fil, decision: allow}]\n"
+        "output: {schema: {type: object, properties: {ok: {type: boolean}}}}\n"
+    )
+    code = (
+        "import sys; from agentci.cli import cli\n"
+        f"try:\n    cli(['validate', {str(recipe)!r}, '-p', 'target=x'])\n"
+        "except SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('agentci.tools.')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert "did you mean 'read_file'?" in done.stderr
+    assert done.stdout.splitlines()[-1] == "['agentci.tools.answer_schema', 'agentci.tools.names']"
+
+
 def test_schema_prints_a_json_schema_of_recipes():
     done = agentci("schema")
     schema = json.loads(done.stdout)
