@@ -8,7 +8,9 @@ Before each model call the run reserves the call's worst case (its estimated pro
 largest answer it allows, priced) in one ``BEGIN IMMEDIATE`` transaction that first checks
 that spent + every hold + this call fit each cap; so two runs that share the ledger can never
 both start a call the ledger has room for only once. When the call ends, its hold becomes what
-it really cost. Holds of processes that died are dropped (the ledger is per machine).
+it really cost. Holds of processes that died are dropped: each hold names its process by
+boot, pid and start time (:func:`process_identity`), so a ledger carried to another runner, or
+a pid the kernel gave to a new process, never keeps a dead run's hold for the rest of the day.
 
 The ledger is only as shared as its file: on CI, one per runner unless the file is carried
 from job to job (docs/budgets.md: actions/cache keyed by workflow and date).
@@ -16,6 +18,7 @@ from job to job (docs/budgets.md: actions/cache keyed by workflow and date).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 from dataclasses import dataclass
@@ -33,6 +36,8 @@ CREATE TABLE IF NOT EXISTS holds (
     id INTEGER PRIMARY KEY, day TEXT NOT NULL, workflow TEXT NOT NULL, usd REAL NOT NULL,
     pid INTEGER NOT NULL);
 """
+#: Added to ``holds`` later (a ledger made by an older agentci gets it on open).
+_OWNER_COLUMN = "ALTER TABLE holds ADD COLUMN owner TEXT NOT NULL DEFAULT ''"
 
 
 def default_path() -> Path:
@@ -57,6 +62,38 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def _boot_id() -> str:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return ""
+
+
+def _start_time(pid: int) -> str:
+    """The process's start time in clock ticks since boot (``/proc/PID/stat`` field 22)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    return stat.rsplit(")", 1)[-1].split()[19]
+
+
+def process_identity(pid: int) -> str:
+    """``boot:pid:start`` of a running process ("" parts where ``/proc`` does not say)."""
+    return f"{_boot_id()}:{pid}:{_start_time(pid)}"
+
+
+def _owner_alive(pid: int, owner: str) -> bool:
+    """Whether the process that made a hold still runs: the same boot, the same pid, the same
+    start time. A hold without an owner (an older agentci) is judged by its pid alone."""
+    if not owner:
+        return _alive(pid)
+    boot, _, start = owner.split(":", 2)
+    if boot != _boot_id():
+        return False  # another machine, or this one rebooted
+    return _alive(pid) and start == _start_time(pid)
 
 
 @dataclass
@@ -87,6 +124,11 @@ class Ledger:
         self._db = sqlite3.connect(path, timeout=60, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(holds)")}
+        if "owner" not in columns:
+            with contextlib.suppress(sqlite3.OperationalError):  # another run added it first
+                self._db.execute(_OWNER_COLUMN)
+        self._me = process_identity(os.getpid())
 
     def close(self) -> None:
         """Close the connection."""
@@ -124,8 +166,8 @@ class Ledger:
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
-            for hid, pid in db.execute("SELECT id, pid FROM holds").fetchall():
-                if pid != os.getpid() and not _alive(pid):
+            for hid, pid, owner in db.execute("SELECT id, pid, owner FROM holds").fetchall():
+                if owner != self._me and not _owner_alive(pid, owner):
                     db.execute("DELETE FROM holds WHERE id = ?", (hid,))
             for limit, used, cap in self.caps():
                 if used + usd > cap:
@@ -133,8 +175,8 @@ class Ledger:
                         limit, used, cap, f"the next call may cost up to ${usd:.4f}"
                     )
             cur = db.execute(
-                "INSERT INTO holds (day, workflow, usd, pid) VALUES (?, ?, ?, ?)",
-                (day, self.workflow, usd, os.getpid()),
+                "INSERT INTO holds (day, workflow, usd, pid, owner) VALUES (?, ?, ?, ?, ?)",
+                (day, self.workflow, usd, os.getpid(), self._me),
             )
             db.execute("COMMIT")
         except BaseException:
