@@ -24,11 +24,14 @@ instead of slipping past the filter.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import errno
 import functools
 import os
 import socket
 import tempfile
+from typing import Any
 
 #: ``type & SOCK_TYPE_MASK`` is the socket type without SOCK_CLOEXEC / SOCK_NONBLOCK.
 SOCK_TYPE_MASK = 0xF
@@ -40,11 +43,43 @@ class SocketFilterUnavailable(RuntimeError):
     """libseccomp cannot be loaded or cannot build the filter here."""
 
 
+#: The libraries pyseccomp loads, by the names the dynamic loader knows them under.
+_SONAMES = {"c": "libc.so.6", "seccomp": "libseccomp.so.2"}
+
+
+def _import_pyseccomp() -> Any:
+    """``pyseccomp``, imported without the two ``ldconfig -p`` it would run.
+
+    It looks up libc and libseccomp with :func:`ctypes.util.find_library`, which on Linux
+    starts ``/sbin/ldconfig -p`` for each name (two processes on every sandboxed run). The
+    dynamic loader finds a library by its soname by itself: while pyseccomp is imported, a
+    name whose soname loads is answered with that soname, any other with the real lookup."""
+    real = ctypes.util.find_library
+
+    def by_soname(name: str) -> str | None:
+        soname = _SONAMES.get(name)
+        if soname is not None:
+            try:
+                ctypes.CDLL(soname)
+            except OSError:
+                pass
+            else:
+                return soname
+        return real(name)
+
+    ctypes.util.find_library = by_soname
+    try:
+        # deferred: optional; only the sandbox's socket filter needs it
+        import pyseccomp  # type: ignore[import-untyped]
+    finally:
+        ctypes.util.find_library = real
+    return pyseccomp
+
+
 @functools.lru_cache(maxsize=1)
 def _program() -> bytes | str:
     try:
-        # deferred: optional; only the sandbox's socket filter needs it
-        import pyseccomp as sc  # type: ignore[import-untyped]
+        sc = _import_pyseccomp()
     except (ImportError, OSError, RuntimeError) as exc:  # libseccomp.so.2 is missing
         return f"libseccomp cannot be loaded ({exc}); install libseccomp2"
     try:

@@ -17,7 +17,12 @@ from agentci.testing.repo import commit_repo
 
 #: ``agentci pre-commit ARGS`` as the console script runs it, then what it had loaded.
 HOOK_THEN_MODULES = """\
-import json, sys
+import json, os, sys
+programs = []
+def started(event, args):
+    if event == "subprocess.Popen":
+        programs.append(os.path.basename(args[0]))
+sys.addaudithook(started)
 sys.argv = ["agentci", "pre-commit", *sys.argv[1:]]
 from agentci.cli import main
 try:
@@ -31,7 +36,8 @@ built = sorted(
     for m in get_args(get_args(ev.Event)[0])
     if m.__pydantic_complete__
 )
-print(json.dumps({"code": code, "modules": sorted(sys.modules), "built": built}))
+print(json.dumps({"code": code, "modules": sorted(sys.modules), "built": built,
+                  "programs": sorted(set(programs))}))
 """
 
 
@@ -98,3 +104,8 @@ def test_the_hook_writes_no_report_html_or_sarif(clean_hook: dict, project: Path
     out = project / ".agentci/pre-commit-out"
     assert (out / "result.json").is_file()
     assert [name for name in ("report.html", "sarif.json") if (out / name).exists()] == []
+
+
+def test_a_clean_file_runs_no_ldconfig(clean_hook: dict) -> None:
+    """The sandbox's socket filter loads libseccomp by its soname: no ``ldconfig -p``."""
+    assert "ldconfig" not in clean_hook["programs"]
