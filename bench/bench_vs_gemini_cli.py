@@ -18,7 +18,8 @@ and the ratios agentci / Gemini CLI. Ratios are measured in one run; absolute ti
 
 Request times come from watching the fake's public ``requests`` list from a thread (about 1 ms
 resolution); the fake itself records no timestamps. A run whose requests do not match the
-script (extra or missing model calls, another model) stops the benchmark with a message.
+script (extra or missing model calls, another model, a tool call denied or failed) stops the
+benchmark with a message.
 
 Gemini CLI is not a dependency: install it outside the repository, e.g.
 ``npm install --prefix /tmp/gemini-cli @google/gemini-cli``, and pass
@@ -46,6 +47,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agentci.testing.fake_gemini import FakeGemini
 
@@ -255,6 +257,27 @@ class Sample:
     rss_mb: float = 0.0
 
 
+def call_problems(turns: list[dict], requests: list[Any]) -> list[str]:
+    """What went wrong with the tool calls of a scripted run: each request after a turn of
+    function calls must carry one result per call, none of them an error (a call the policy
+    denied, a tool that failed): a benchmark of denials measures nothing."""
+    problems = []
+    for k, (turn, request) in enumerate(zip(turns, requests[1:], strict=False), start=1):
+        calls = turn.get("function_calls") or []
+        if not calls:
+            continue
+        contents = request.body.get("contents") or [{}]
+        results = [p["functionResponse"] for p in contents[-1].get("parts", [])
+                   if "functionResponse" in p]  # fmt: skip
+        if len(results) != len(calls):
+            problems.append(f"request {k + 1}: {len(results)} tool results for {len(calls)} calls")
+        for r in results:
+            error = (r.get("response") or {}).get("error")
+            if error is not None:
+                problems.append(f"request {k + 1}: {r.get('name')} failed: {str(error)[:300]}")
+    return problems
+
+
 def session_run(
     name: str,
     cmd: list[str],
@@ -266,8 +289,9 @@ def session_run(
     turns: list[dict],
     timeout: float = RUN_TIMEOUT,
 ) -> Sample:
-    """Run one scripted session; every model request must be for :data:`MODEL`, and there
-    must be exactly one per turn of ``turns``, or the benchmark stops and says why."""
+    """Run one scripted session; every model request must be for :data:`MODEL`, there
+    must be exactly one per turn of ``turns``, and every tool call must succeed
+    (:func:`call_problems`), or the benchmark stops and says why."""
     before = len(fake.requests)
     if fake.turns_left:
         raise SystemExit(f"{name}: the fake still holds {fake.turns_left} turns of an earlier run")
@@ -288,6 +312,7 @@ def session_run(
         problems.append("a request for another model: " + ", ".join({r.model for r, _ in generate}))
     if len(stamps) != len(requests):
         problems.append("the watcher missed requests")
+    problems += call_problems(turns, [r for r, _ in generate])
     if problems:
         tail = (proc.stderr or proc.stdout)[-3000:]
         raise SystemExit(
