@@ -33,7 +33,7 @@ def _drop_working_directory() -> None:
 
 _drop_working_directory()
 
-from agentci.cli import main  # noqa: E402  (after the sys.path fix, by design)
+from agentci.cli import console  # noqa: E402  (after the sys.path fix, by design)
 
 if __name__ == "__main__":
-    main()
+    console()

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import atexit
 import gc
 import importlib
 import os
@@ -108,3 +109,39 @@ def main() -> None:
         # Everything is written by now. Freezing the heap spares the interpreter's final
         # garbage collection a walk over every SDK object (about 0.15 s at exit).
         gc.freeze()
+
+
+def console() -> None:
+    """The ``agentci`` program (console script and ``python -m agentci``): :func:`main`, then,
+    after a run, ``batch`` or ``pre-commit``, a quick exit.
+
+    Such a command has written and fsynced its outputs, closed its event log (OpenTelemetry
+    spans exported) and reaped its children by the time :func:`main` ends. What the interpreter
+    would still do is run the exit handlers (this does: out-folder locks removed, temporary
+    folders deleted, logging flushed), flush stdout and stderr (this does), and then free every
+    object of the heap one by one, the SDK's and pydantic's included: tens of milliseconds of a
+    short run's last answer to exit, with nothing left to lose. So the process leaves there.
+    :func:`main` itself returns as usual (an application that embeds agentci keeps its exit).
+    """
+    try:
+        main()
+    except SystemExit as done:
+        if len(sys.argv) > 1 and sys.argv[1] in RUNS_A_RECIPE and isinstance(done.code, int):
+            leave(done.code)
+        raise
+
+
+def leave(code: int) -> None:
+    """Run the exit handlers, flush stdout and stderr, and end the process with ``code``
+    without tearing the interpreter down. Returns (the normal exit follows) when this Python
+    cannot run its exit handlers early."""
+    run_handlers = getattr(atexit, "_run_exitfuncs", None)
+    if run_handlers is None:  # not CPython: let the interpreter exit as usual
+        return
+    run_handlers()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - as at a normal exit: a lost stdout is an error
+            code = code or 120
+    os._exit(code)
