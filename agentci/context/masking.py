@@ -22,7 +22,7 @@ from agentci.providers.base import Message, ToolResultPart
 from agentci.tools.truncation import SavedOutputs
 
 #: Characters of an output kept as its preview.
-PREVIEW_CHARS = 200
+PREVIEW_CHARS = 120
 #: Lines of an output kept as its preview.
 PREVIEW_LINES = 3
 #: Lines a preview leaves out: they repeat the tool call's own arguments, already in the history.
@@ -38,19 +38,16 @@ class _Entry:
 
 def preview(output: str, saved: str | None) -> str:
     """The short text that stands for a masked output: its first lines (less the lines that
-    repeat the call's arguments, such as a shell command) and where the whole output is."""
+    repeat the call's arguments, such as a shell command), its size and what brings it back.
+
+    The note is short, and the same words every time: it appears once per old output, and
+    ``read_file``'s description says once what ``@tool-outputs/`` names are."""
     lines = output.splitlines()
     top = lines[: PREVIEW_LINES + len(_REPEATS_CALL)]
     shown = [line for line in top if not line.startswith(_REPEATS_CALL)]
     head = "\n".join(shown[:PREVIEW_LINES])[:PREVIEW_CHARS]
-    where = (
-        f"saved as {saved}, read_file it (start_line/end_line) to see it again"
-        if saved
-        else "not saved, run the tool again to see it"
-    )
-    return (
-        f"{head}\n[output masked to save context: {len(output)} chars, {len(lines)} lines; {where}]"
-    )
+    back = f"read_file {saved}" if saved else "not saved: run the tool again"
+    return f"{head}\n[masked: {len(output)} chars, {len(lines)} lines; {back}]"
 
 
 class OutputMasker:

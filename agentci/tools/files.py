@@ -155,8 +155,8 @@ class ReadFile(Tool):
         "Read a text file in the workspace. Long files are cut at 2000 lines; pass "
         "start_line/end_line to read a range. The output says when it was truncated, and "
         "when the file is not UTF-8 (undecodable bytes are shown as U+FFFD). A tool output "
-        "too long to show whole is saved as @tool-outputs/<name> (its note gives the name): "
-        "read it here the same way."
+        "too long to show whole, or an old one later masked to save context, is saved as "
+        "@tool-outputs/<name> (its note gives the name): read it here the same way."
     )
 
     class Args(_Args):
