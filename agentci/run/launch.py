@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
-import signal
 import sys
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
@@ -20,7 +18,7 @@ from typing import Any, Literal
 
 from agentci.errors import InvalidInput
 from agentci.events.console import GitHubAnnotationsSink
-from agentci.events.lifecycle_events import Error, RunFinished
+from agentci.events.lifecycle_events import Error
 from agentci.events.sinks import (
     Emitter,
     EventLines,
@@ -31,9 +29,8 @@ from agentci.events.sinks import (
     tell,
     utc_now,
 )
-from agentci.outcome import Status, exit_code_for
+from agentci.outcome import Status
 from agentci.policy.env import make_undumpable
-from agentci.process import kill_running_groups
 from agentci.providers.registry import key_notes
 from agentci.recipe.load import load_recipe
 from agentci.recipe.prompt_recipe import RecipeFields, recipe_label
@@ -43,6 +40,7 @@ from agentci.reports.report import RunReport, TaskReport
 from agentci.reports.writer import OPTIONAL_OUTPUTS
 from agentci.run import early
 from agentci.run.crash import crash_exit
+from agentci.run.end_lines import print_answer, quiet_failure_line, replay_hint, shown_path
 from agentci.run.preflight import check_recipe
 from agentci.run.resume import (
     ResumePoint,
@@ -53,9 +51,9 @@ from agentci.run.resume import (
 )
 from agentci.run.runner import Runner, delivery_for, finish_run, new_run_id
 from agentci.run.secret_vars import secret_vars
+from agentci.run.signal_handlers import run_with_signals
 from agentci.run.task import RunSettings
 from agentci.run.tracing import check_tracing, otel_sink
-from agentci.run.workers import LoopWorkers
 from agentci.spec import TaskSpec
 
 
@@ -200,14 +198,14 @@ def _launch(opts: LaunchOptions) -> int:
         """A cancelled run is over once its outputs are written: exit without waiting for work
         it abandoned (a git snapshot in a worker thread would hold up the interpreter's exit)."""
         emitter.close()
-        _quiet_failure_line(opts, report, redactor)
+        quiet_failure_line(opts.quiet, report, redactor)
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()
         os._exit(report.exit_code)
 
     try:
-        report = asyncio.run(_run_with_signals(runner, leave_now))
+        report = asyncio.run(run_with_signals(runner, leave_now))
     except Exception as err:  # noqa: BLE001 - a bug outside any task: still finish the run
         return crash_exit(err, runner=runner, redactor=redactor)
     finally:
@@ -215,50 +213,11 @@ def _launch(opts: LaunchOptions) -> int:
     if not opts.quiet:
         tell(_outputs_line(out_dir, opts.optional))
     if opts.record is not None and not opts.quiet:
-        tell(_replay_hint(opts.record, opts.recipe, len(plans)))
-    _quiet_failure_line(opts, report, redactor)
+        tell(replay_hint(opts.record, opts.recipe, len(plans)))
+    quiet_failure_line(opts.quiet, report, redactor)
     if opts.answer_to_stdout and opts.output_format != "jsonl":
         print_answer(report, redactor)
     return report.exit_code
-
-
-def shown_path(path: Path) -> str:
-    """``path`` as the user would type it: relative when it is under the working directory."""
-    rel = os.path.relpath(path, Path.cwd())
-    return str(path) if rel.startswith("..") else rel
-
-
-def print_answer(report: RunReport, redactor: Any) -> None:
-    """The final answer on stdout (``--prompt``): the structured answer as JSON when the run has
-    an output schema, else the model's last message."""
-    task = report.tasks[0] if len(report.tasks) == 1 else None
-    if task is None:
-        return
-    if task.output is not None:
-        text = json.dumps(redactor.redact_obj(task.output), indent=2, ensure_ascii=False)
-    else:
-        text = redactor.redact(task.summary)
-    if text:
-        with contextlib.suppress(OSError, ValueError):  # a closed stdout changes nothing
-            print(text, flush=True)
-
-
-def _quiet_failure_line(opts: LaunchOptions, report: RunReport, redactor: Any) -> None:
-    if opts.quiet and report.exit_code != 0:  # quiet, but a failure is never silent
-        reason = f": {redactor.redact(report.reason)}" if report.reason else ""
-        tell(f"agentci: {report.status.value} (exit {report.exit_code}){reason}")
-
-
-def _replay_hint(record: Path, recipe: Path | None, tasks: int) -> str:
-    """How the recipe names the cassette just recorded (replay: paths are recipe-relative)."""
-    if recipe is None:
-        name = os.path.relpath(record.resolve(), Path.cwd())
-        return f"agentci: recorded the model's answers; replay them with --model replay:{name}"
-    name = os.path.relpath(record.resolve(), recipe.resolve().parent)
-    if tasks > 1:
-        stem, suffix = os.path.splitext(name)
-        name = f"{stem}.<task>{suffix or '.jsonl'}"
-    return f"agentci: recorded the model's answers; replay them with model.name: replay:{name}"
 
 
 def _outputs_dir(recipe_path: Path | None) -> Path:
@@ -269,57 +228,6 @@ def _outputs_dir(recipe_path: Path | None) -> Path:
         return Path(load_recipe(recipe_path).outputs.dir)
     except (InvalidInput, OSError):
         return Path(".agentci/out")
-
-
-async def _run_with_signals(
-    runner: Runner, leave_now: Callable[[RunReport], None] | None = None
-) -> RunReport:
-    """Run with SIGINT / SIGTERM handlers for the rest of the process (see :func:`on_signals`);
-    a cancelled run calls ``leave_now`` as soon as its outputs are written."""
-    loop = asyncio.get_running_loop()
-    on_signals(runner, loop)
-    runner.workers = LoopWorkers(loop)
-    report = await runner.run()
-    if report.status is Status.cancelled and leave_now is not None:
-        leave_now(report)
-    return report
-
-
-def on_signals(runner: Runner, loop: asyncio.AbstractEventLoop) -> None:
-    """Install SIGINT / SIGTERM handlers that stay until the process exits.
-
-    The first signal cancels the run (in the event loop: the running task, or the writing of the
-    outputs). A second one exits at once, with the code of the first (kills the tools' process
-    groups, ends the log with ``run_finished``). Once the outputs are written
-    (``runner.committed``), a signal changes nothing: the process exits with the code
-    result.json holds. The handlers are plain ``signal.signal`` ones rather than the loop's, so
-    no window opens when the loop closes in which a signal could end the process differently.
-    """
-
-    def handler(signum: int, frame: object) -> None:
-        if runner.committed:
-            return
-        name = signal.Signals(signum).name
-        if runner.signal_name is not None:  # the second signal: leave now
-            _exit_now(runner)
-        runner.signal_name = name
-        with contextlib.suppress(RuntimeError):  # the loop has closed: the end is being written
-            loop.call_soon_threadsafe(runner.cancel, name)
-
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, handler)
-
-    runner.signal_name = runner.signal_name or early.pending()  # came while it was set up
-
-
-def _exit_now(runner: Runner) -> None:
-    code = exit_code_for(Status.cancelled, signal_name=runner.signal_name)
-    kill_running_groups()  # no tool outlives agentci, even now
-    with contextlib.suppress(Exception):  # one last line keeps the log honest
-        runner.emitter.emit(
-            RunFinished(status="cancelled", exit_code=code, reason="a second signal")
-        )
-    os._exit(code)
 
 
 def invalid_input_exit(opts: LaunchOptions, out_dir: Path, message: str, redactor: Any) -> int:
