@@ -3,9 +3,15 @@
 Tool output is most of a long session's history, and the model rarely needs an old one
 again. Once the tool output kept in history passes ``context.mask_tool_output_after_tokens``
 (default 50,000 tokens), the oldest outputs are replaced — newest first kept, until the rest
-fits the budget — by a short preview (their first lines) and the name of the file holding
-the whole output (saved then if it was not already, redacted, see
+fits :data:`REFILL` of the budget — by a short preview (their first lines) and the name of the
+file holding the whole output (saved then if it was not already, redacted, see
 :mod:`agentci.tools.truncation`), which the model can ``read_file`` again. Errors are kept.
+
+Masking down to less than the budget, in one go, is for the prompt cache: each masked output
+changes the history where it sits, so the provider's cache can serve only what comes before
+it. Masked one output a turn, every request past the budget would send the whole kept output
+uncached; masked a few at once, the next turns find their prefix unchanged until the kept output
+has grown back to the budget.
 
 The masker indexes each output once, when its message enters the history, and keeps a running
 total, so a turn's work does not grow with the history. A masked message is replaced by a new
@@ -21,6 +27,8 @@ from agentci.context.tokens import estimate_text
 from agentci.providers.base import Message, ToolResultPart
 from agentci.tools.truncation import SavedOutputs
 
+#: Share of the budget the kept output is brought down to once it passes the budget.
+REFILL = 0.7
 #: Characters of an output kept as its preview.
 PREVIEW_CHARS = 120
 #: Lines of an output kept as its preview.
@@ -67,9 +75,9 @@ class OutputMasker:
         self._seen = 0
 
     def mask(self, messages: list[Message]) -> list[tuple[int, int]]:
-        """Index new messages, then mask the oldest outputs while the kept ones exceed the
-        budget; the newest output is never masked. Returns ``(message index, tokens saved)``
-        of each masked output; ``messages`` is updated in place."""
+        """Index new messages; once the kept outputs exceed the budget, mask the oldest until
+        they fit :data:`REFILL` of it; the newest output is never masked. Returns ``(message
+        index, tokens saved)`` of each masked output; ``messages`` is updated in place."""
         for i in range(self._seen, len(messages)):
             for j, part in enumerate(messages[i].parts):
                 if isinstance(part, ToolResultPart) and not part.masked:
@@ -78,7 +86,9 @@ class OutputMasker:
                     self.kept += entry.tokens
         self._seen = len(messages)
         done: list[tuple[int, int]] = []
-        while self.kept > self.budget and len(self._entries) > 1:
+        if self.kept <= self.budget:
+            return done
+        while self.kept > self.budget * REFILL and len(self._entries) > 1:
             entry = self._entries.popleft()
             self.kept -= entry.tokens
             saved = self._mask(messages, entry)

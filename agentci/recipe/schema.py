@@ -75,7 +75,8 @@ class Context(Strict):
         default=50_000,
         ge=1_000,
         description="Tool output kept in history beyond this many tokens (newest kept whole) "
-        "is replaced by a short preview and its saved file's name.",
+        "is replaced by a short preview and its saved file's name, the oldest first, until "
+        "the rest fits 70% of it.",
     )
     compress_at: float = Field(
         default=0.5,
