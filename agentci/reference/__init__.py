@@ -6,7 +6,9 @@
   ``<!-- events:end -->``) — every event type of :data:`agentci.events.types.Event` and its
   fields;
 * ``tests/events/event_contract.json`` — the same union as data (types, fields, defaults, the
-  warning kinds), the snapshot the event contract test compares the union with.
+  warning kinds), the snapshot the event contract test compares the union with;
+* ``agentci/reports/templates/compiled/`` — report.html's template compiled to Python, with
+  its stamp (:mod:`agentci.reports.page_template`).
 
 ``python -m agentci.reference`` rewrites these files in the checkout; ``--check`` only says
 whether they are current (exit 1 when not). tests/test_reference_docs.py and
@@ -34,10 +36,12 @@ from agentci.reference.events_doc import (
 )
 from agentci.reference.tools_doc import tools_markdown
 from agentci.reference.type_text import type_name
+from agentci.reports.page_template import COMPILED, compiled_files
 
 ROOT = Path(__file__).resolve().parents[2]
 
 __all__ = [
+    "COMPILED",
     "CONTRACT",
     "EVENTS_BEGIN",
     "EVENTS_END",
@@ -61,6 +65,10 @@ def generated(root: Path = ROOT) -> dict[Path, str]:
         root / "docs" / "tools.md": tools_markdown(),
         outputs: with_events(outputs.read_text(encoding="utf-8")),
         root / CONTRACT: contract_json(),
+        **{
+            root / COMPILED.relative_to(ROOT) / name: text
+            for name, text in compiled_files().items()
+        },
     }
 
 

@@ -23,28 +23,25 @@ writer's time. The work is bounded for huge runs: the event log is read up to
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import jinja2
 from markupsafe import Markup
 
 from agentci.events import types as ev
 from agentci.events.read import AnyEvent, EventLog, read_events
 from agentci.reports.chart import Chart, build_chart
 from agentci.reports.folders import task_dir_name
+from agentci.reports.page_template import VALUE_REDACT, page_template
 from agentci.reports.redact import Redactor
 from agentci.reports.report import RunReport, TaskReport
 from agentci.reports.report_markdown import markdown_html
 from agentci.reports.report_verify import VerifyRow, verify_rows
 from agentci.reports.result import changed_files, run_usage
 from agentci.reports.timeline import Timeline, build_timeline, cut, turn_usage
-from agentci.usage import cache_hit_rate
 
 MAX_LOG_BYTES = 32 * 1024 * 1024
 MAX_DIFF_LINES = 3000
@@ -192,30 +189,6 @@ def _task_view(
 #: What HTML escaping changes. A secret without these characters reads the same in the
 #: escaped page, where the final redaction pass masks it; one with them is masked value by value.
 _MARKUP = frozenset("&<>\"'")
-_VALUE_REDACT: ContextVar[Callable[[str], str] | None] = ContextVar("value_redact", default=None)
-
-
-def _finalize(value: Any) -> Any:
-    """jinja2's ``finalize``: each printed value, redacted before it is escaped when needed."""
-    redact = _VALUE_REDACT.get()
-    if redact is None or not isinstance(value, str) or isinstance(value, Markup):
-        return value  # Markup: built from redacted text (the final message)
-    return redact(value)
-
-
-@functools.lru_cache(maxsize=1)
-def _template() -> Any:
-    """The compiled page template (compiled once per process)."""
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
-        autoescape=True,
-        finalize=_finalize,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.globals["hit_rate"] = cache_hit_rate
-    return env.get_template("report.html.j2")
 
 
 def render_report_html(
@@ -248,9 +221,9 @@ def render_report_html(
     files = changed_files(run)
     run_items = [e for e in run_events if not isinstance(e, ev.RunStarted | ev.RunFinished)]
     markup = any(_MARKUP.intersection(value) for value in redactor.values)
-    token = _VALUE_REDACT.set(redactor.redact if markup else None)
+    token = VALUE_REDACT.set(redactor.redact if markup else None)
     try:
-        page = _template().render(
+        page = page_template().render(
             run=run,
             status=status,
             tone=tone_of(status, run.exit_code),
@@ -268,7 +241,7 @@ def render_report_html(
             max_files=MAX_FILES,
         )
     finally:
-        _VALUE_REDACT.reset(token)
+        VALUE_REDACT.reset(token)
     return page
 
 

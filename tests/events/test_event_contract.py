@@ -72,6 +72,8 @@ def _checkout_copy(tmp_path: Path) -> Path:
     for rel in ("docs/outputs.md", "docs/tools.md", str(reference.CONTRACT)):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / rel, tmp_path / rel)
+    compiled = reference.COMPILED.relative_to(ROOT)  # report.html's compiled template
+    shutil.copytree(ROOT / compiled, tmp_path / compiled, ignore=shutil.ignore_patterns("*.pyc"))
     return tmp_path
 
 
