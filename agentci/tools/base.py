@@ -71,6 +71,17 @@ class ToolResult:
         return self.error is None
 
 
+def _plain_optional(prop: dict[str, Any]) -> None:
+    """``{anyOf: [T, {type: null}], default: null}`` becomes ``T``, in place."""
+    options = prop.get("anyOf")
+    if not options or len(options) != 2 or "default" not in prop or prop["default"] is not None:
+        return
+    kept = [o for o in options if o != {"type": "null"}]
+    if len(kept) == 1:
+        del prop["anyOf"], prop["default"]
+        prop.update(kept[0])
+
+
 class Tool(ABC):
     """Base of the tools. Subclasses set ``name``, ``kind``, ``description`` and ``Args``."""
 
@@ -80,11 +91,15 @@ class Tool(ABC):
     Args: ClassVar[type[BaseModel]]
 
     def spec(self) -> ToolSpec:
-        """The function declaration the model sees."""
+        """The function declaration the model sees: the arguments' JSON Schema without titles,
+        and an optional argument as its plain type (pydantic's ``anyOf [type, null]`` with
+        ``default: null`` says nothing a missing ``required`` entry does not, in every
+        request)."""
         schema = self.Args.model_json_schema()
         schema.pop("title", None)
         for prop in schema.get("properties", {}).values():
             prop.pop("title", None)
+            _plain_optional(prop)
         return ToolSpec(name=self.name, description=self.description, parameters=schema)
 
     def accesses(self, args: BaseModel) -> Sequence[Access]:
