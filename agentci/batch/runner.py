@@ -40,6 +40,7 @@ from typing import Any
 
 from agentci import __version__
 from agentci.batch.merge import TaskOutput, read_task_output, write_merged
+from agentci.batch.outputs import write_task_outputs
 from agentci.batch.progress import Board
 from agentci.batch.select import BatchTask
 from agentci.errors import InvalidInput
@@ -222,7 +223,8 @@ class BatchRunner:
         earlier = next(iter(settings.resume.values()), None)
         resumed_from = str(earlier.source) if earlier is not None else None
         runner = Runner(settings, [plan], out_dir=out, emitter=emitter, redactor=self.redactor,
-                        delivery=delivery, resumed_from=resumed_from)  # fmt: skip
+                        delivery=delivery, resumed_from=resumed_from,
+                        writer=write_task_outputs)  # fmt: skip
         self.running[task.key] = runner
         try:
             await runner.run()

@@ -16,7 +16,7 @@ import contextlib
 import functools
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,6 +39,12 @@ from agentci.usage import total
 
 if TYPE_CHECKING:
     from agentci.run.delivery import Delivery
+
+#: How the outputs are written off the event loop: ``(out_dir, report, patches, redactor,
+#: optional) -> the files that could not be written``; cancelling the await stops it.
+OutputsWriter = Callable[
+    [Path, RunReport, dict[str, str], Redactor, frozenset[str]], Awaitable[list[str]]
+]
 
 
 def new_run_id() -> str:
@@ -71,8 +77,10 @@ class Runner:
         delivery: Delivery | None = None,
         optional: frozenset[str] = OPTIONAL_OUTPUTS,
         resumed_from: str | None = None,
+        writer: OutputsWriter = write_outputs_in_child,
     ) -> None:
         self.settings = settings
+        self.writer = writer  # batch: small outputs in a worker thread (agentci/batch/outputs.py)
         self.optional = optional  # report.html, sarif.json: written only when named here
         self.delivery = delivery  # outputs.branch, --skip-if-proposed (run/delivery.py)
         self.plans = plans
@@ -213,9 +221,7 @@ class Runner:
         if self.workers is not None:  # so the writer can fork (agentci/run/workers.py)
             await self.workers.retire()
         before = self.signal_name  # a signal the run has already ended on (and reported)
-        self._writing = asyncio.ensure_future(
-            write_outputs_in_child(out, report, patches, rd, self.optional)
-        )
+        self._writing = asyncio.ensure_future(self.writer(out, report, patches, rd, self.optional))
         try:
             failed = await self._writing
             if before is None and self.signal_name is not None:  # it ended the writer first
