@@ -8,7 +8,10 @@
 * ``copy`` — the folder is copied to a fresh temp dir (everything, including ignored files such as
   virtualenvs, except ``.git`` and the top-level ``.agentci/``). The copy is made a git repository
   of its own with one commit of everything, so the agent can run ``git diff`` / ``git status``.
-  The original stays untouched, uncommitted changes included.
+  When the original is in a git repository, the copy's repository reads that repository's
+  objects (``objects/info/alternates``, :func:`_borrow_objects`): a file the original already
+  stores is hashed but not stored again. Reading goes one way only: what git writes in the copy
+  stays in the copy. The original stays untouched, uncommitted changes included.
 * ``worktree`` — ``git worktree add --detach`` of ``HEAD`` of the repository containing the path,
   in a temp dir. Uncommitted changes of the original are *not* in it (it is HEAD). When the path
   is a subfolder of the repository, the agent works in the same subfolder of the worktree.
@@ -29,6 +32,8 @@ from pathlib import Path
 from typing import Literal
 
 from agentci.change.patch import find_repo_root
+from agentci.change.privgit import objects_dir
+from agentci.change.snapshot import find_repo_dirs
 from agentci.errors import InvalidInput
 from agentci.gitenv import run_git
 from agentci.hostprog import add_workspace, host_program
@@ -133,6 +138,7 @@ def _copy(src: Path) -> PreparedWorkspace:
     try:
         shutil.copytree(src, dest, symlinks=True, ignore=ignore)
         _run_git(["init", "-q"], dest)
+        _borrow_objects(src, dest / ".git")
         _run_git(["add", "-A"], dest)
         _run_git(["commit", "-q", "--no-verify", "--allow-empty", "-m", "agentci: baseline"], dest)
     except BaseException:
@@ -144,6 +150,29 @@ def _copy(src: Path) -> PreparedWorkspace:
         isolation="copy",
         _cleanup=lambda: shutil.rmtree(tmp, ignore_errors=True),
     )
+
+
+def _borrow_objects(src: Path, copy_git: Path) -> None:
+    """Let the copy's new repository read the objects of the repository ``src`` is in, so that
+    ``git add -A`` in the copy stores only what the original does not have (creating one file
+    per object costs as much as copying the file). git only reads an alternate object store:
+    the copy's own objects, the agent's included, are written in the copy. Nothing is borrowed
+    from a repository whose objects are not SHA-1 (the copy's format) or whose path cannot be
+    written on one line."""
+    found = find_repo_dirs(src)
+    if found is None:
+        return
+    store = objects_dir(found[1]).resolve()
+    config = store.parent / "config"
+    try:
+        text = config.read_text(encoding="utf-8", errors="replace").lower()
+    except OSError:
+        return
+    if "objectformat" in text or "\n" in str(store) or not store.is_dir():
+        return
+    info = copy_git / "objects" / "info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "alternates").write_text(f"{store}\n", encoding="utf-8")
 
 
 def _worktree(src: Path, named: str) -> PreparedWorkspace:

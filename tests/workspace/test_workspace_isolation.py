@@ -108,3 +108,39 @@ def test_ensure_git(tmp_path: Path) -> None:
     assert ensure_git(repo / "src") == repo.resolve()
     (tmp_path / "plain").mkdir()
     assert ensure_git(tmp_path / "plain") is None
+
+
+def _loose_objects(git_dir: Path) -> set[str]:
+    """The ids of the loose objects stored in a git dir itself (not its alternates)."""
+    objects = git_dir / "objects"
+    return {f"{d.name}{f.name}" for d in objects.glob("??") for f in d.iterdir()}
+
+
+def test_a_copy_stores_only_what_the_original_repository_does_not_have(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    (repo / "src" / "m.py").write_text("x = 'uncommitted'\n")
+    (repo / "new.txt").write_text("untracked\n")
+    with prepare_workspace(Workspace(path="repo", isolation="copy"), base_dir=tmp_path) as pw:
+        stored = _loose_objects(pw.path / ".git")
+        blobs = {
+            line.split()[2]: line.split("\t")[1]
+            for line in git(pw.path, "ls-tree", "-r", "HEAD").splitlines()
+        }
+        assert sorted(blobs.values()) == ["README", "new.txt", "src/m.py"]
+        mine = sorted(path for oid, path in blobs.items() if oid in stored)
+        assert mine == ["new.txt", "src/m.py"]  # README's blob is read from the original
+        assert git(pw.path, "show", "HEAD:README") == "hi\n"
+        assert git(pw.path, "status", "--porcelain") == ""
+
+
+def test_what_git_writes_in_a_copy_stays_out_of_the_original(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    before = _loose_objects(repo / ".git")
+    with prepare_workspace(Workspace(path="repo", isolation="copy"), base_dir=tmp_path) as pw:
+        (pw.path / "agent.txt").write_text("written in the copy\n")
+        git(pw.path, "add", "agent.txt")
+        git(pw.path, "commit", "-qm", "agent")
+        oid = git(pw.path, "rev-parse", "HEAD:agent.txt").strip()
+        assert oid in _loose_objects(pw.path / ".git")
+    assert _loose_objects(repo / ".git") == before
+    assert git(repo, "status", "--porcelain") == ""
