@@ -9,6 +9,7 @@ medians, the exact commands, the machine and its load before and after) and
 extra, matplotlib).
 
     python -m bench [--pairs 5] [--quick] [--only NAME ...] [--gemini PATH] [--no-gemini]
+                    [--tree DIR]
 """
 
 from __future__ import annotations
@@ -107,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gemini", help="a gemini executable (else bench/.gemini-cli, via npm)")
     ap.add_argument("--no-gemini", action="store_true", help="skip Gemini CLI's column")
     ap.add_argument("--out", type=Path, default=HERE / "RESULTS.md", help="the report")
+    ap.add_argument("--tree", type=Path, help="keep the generated large tree here, for later runs")
     args = ap.parse_args(argv)
     # agentci as installed (pip compiles its bytecode): without this a run could time
     # compiling every module at each start
@@ -162,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
         FakeGemini() as fake,
         Watcher(fake).running() as watcher,
     ):
-        b = Bench(args.pairs, args.quick, Path(tmp), agentci, gemini, note, fake, watcher)
+        b = Bench(args.pairs, args.quick, Path(tmp), agentci, gemini, note, fake, watcher,
+                  args.tree.resolve() if args.tree else None)  # fmt: skip
         for i, name in enumerate(names):
             start = time.perf_counter()
             print(f"{name} ...", end=" ", flush=True)

@@ -68,6 +68,7 @@ class Bench:
     gemini_note: str
     fake: FakeGemini
     watcher: Watcher
+    tree_dir: Path | None = None  # --tree: where the large tree is kept across runs
 
     def size(self, full: int, quick: int) -> int:
         return quick if self.quick else full
