@@ -89,9 +89,14 @@ def run_batch(root: Path, repo: Path, tasks: int, jobs: int, latency: float) -> 
         code = os.waitstatus_to_exitcode(status)
         result = json.loads((out / "result.json").read_text())
         calls = len(fake.generate_requests)
-        if code != 0 or result["totals"]["statuses"] != {"success": tasks} or calls != 3 * tasks:
+        failed = [r["functionResponse"] for q in fake.generate_requests
+                  for r in (q.contents[-1:] or [{}])[0].get("parts", [])
+                  if "error" in r.get("functionResponse", {}).get("response", {})]  # fmt: skip
+        if (code != 0 or result["totals"]["statuses"] != {"success": tasks}
+                or calls != 3 * tasks or failed):  # fmt: skip
             raise SystemExit(
-                f"jobs {jobs}: exit {code}, {result['totals']}, {calls} calls\n{stderr}"
+                f"jobs {jobs}: exit {code}, {result['totals']}, {calls} calls, "
+                f"failed tool calls: {failed[:3]}\n{stderr}"
             )
         return {"jobs": jobs, "wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
                 "rss_mb": usage.ru_maxrss / 1024}  # fmt: skip
