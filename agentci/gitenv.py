@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -133,20 +134,56 @@ def _config_files(git_dir: Path) -> list[Path]:
     return [f for f in files if f.is_file()]
 
 
+#: The key names of config files read so far, by path and exact content (files without an
+#: include only; :func:`_config_names`).
+_NAMES: dict[tuple[str, bytes], list[str]] = {}
+_NAMES_KEPT = 64
+
+
+def _read(path: Path, limit: int = 1 << 20) -> bytes | None:
+    """The bytes of the regular file ``path`` (None: not one, unreadable or over ``limit``)."""
+    try:
+        with open(path, "rb", opener=lambda p, f: os.open(p, f | os.O_NONBLOCK)) as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return None
+            data = fh.read(limit + 1)
+    except OSError:
+        return None
+    return data if len(data) <= limit else None
+
+
+def _config_names(path: Path) -> list[str]:
+    """The key names git lists for the config file ``path`` (its includes followed). A file
+    read before with the same bytes, and including no other file, is not read by git again:
+    a batch's tasks ask for the same repository's config over and over (several git processes
+    a task)."""
+    before = _read(path)
+    cacheable = before is not None and b"include" not in before.lower()
+    key = (str(path), before or b"")
+    if cacheable and key in _NAMES:
+        return _NAMES[key]
+    done = subprocess.run(
+        [git_program(), "config", "--file", str(path), "--includes", "--name-only", "--list"],
+        env=git_env(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    names = done.stdout.splitlines()
+    if cacheable and done.returncode == 0 and _read(path) == before:  # unchanged meanwhile
+        if len(_NAMES) >= _NAMES_KEPT:
+            _NAMES.clear()
+        _NAMES[key] = names
+    return names
+
+
 def driver_overrides(git_dir: Path) -> list[str]:
     """``-c`` values neutralising every filter, diff and merge driver ``git_dir``'s config
     files (and the files they include) define. Reading a config file runs nothing."""
     out: list[str] = []
     for f in _config_files(git_dir):
-        done = subprocess.run(
-            [git_program(), "config", "--file", str(f), "--includes", "--name-only", "--list"],
-            env=git_env(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        for name in done.stdout.splitlines():
+        for name in _config_names(f):
             if not _DRIVER.match(name):
                 continue
             key = name.rsplit(".", 1)[1].lower()

@@ -97,3 +97,42 @@ def test_inherited_git_variables_do_not_redirect_agentci_git(
     subprocess.run(["git", "init", "-q"], cwd=repo, check=True, env={"PATH": "/usr/bin:/bin"})
     run_git(["status"], cwd=repo)
     assert not marker.exists()
+
+
+def test_a_filter_added_to_the_config_after_an_earlier_call_is_neutralised(tmp_path: Path) -> None:
+    """The config's key names are reused only while the file is byte for byte the same."""
+    marker = tmp_path / "outside" / "pwned"
+    marker.parent.mkdir()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.txt").write_text("hello\n")
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    assert run_git(["add", "-A"], cwd=repo, repo=repo / ".git").returncode == 0  # config read
+    (repo / ".gitattributes").write_text("* filter=evil\n")
+    subprocess.run(["git", "config", "filter.evil.clean", f"touch {marker}.clean; cat"],
+                   cwd=repo, check=True)  # fmt: skip
+    (repo / "a.txt").write_text("changed\n")
+    assert run_git(["add", "-A"], cwd=repo, repo=repo / ".git").returncode == 0
+    assert planted(marker) == []
+
+
+def test_a_filter_in_an_included_file_changed_after_an_earlier_call_is_neutralised(
+    tmp_path: Path,
+) -> None:
+    """A config that includes another file is listed by git each time: the included file may
+    change while the config stays the same."""
+    marker = tmp_path / "outside" / "pwned"
+    marker.parent.mkdir()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.txt").write_text("hello\n")
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    extra = tmp_path / "extra.config"
+    extra.write_text("")
+    subprocess.run(["git", "config", "include.path", str(extra)], cwd=repo, check=True)
+    assert run_git(["add", "-A"], cwd=repo, repo=repo / ".git").returncode == 0
+    (repo / ".gitattributes").write_text("* filter=evil\n")
+    extra.write_text(f'[filter "evil"]\n\tclean = touch {marker}.clean; cat\n')
+    (repo / "a.txt").write_text("changed\n")
+    assert run_git(["add", "-A"], cwd=repo, repo=repo / ".git").returncode == 0
+    assert planted(marker) == []
