@@ -140,7 +140,8 @@ def create(git_dir: Path, work_tree: Path) -> PrivateGit:
     """Initialise a private git dir in the (empty, existing) folder ``git_dir``."""
     pg = PrivateGit(git_dir=git_dir, work_tree=work_tree, index=git_dir / "index")
     try:
-        proc = run_git(["init", "-q", "--bare", str(git_dir)], cwd=git_dir)
+        # no template: the sample hooks and the description are a dozen files nobody reads
+        proc = run_git(["init", "-q", "--bare", "--template=", str(git_dir)], cwd=git_dir)
     except FileNotFoundError as exc:
         raise cannot_start(exc, git_dir) from exc
     if proc.returncode != 0:

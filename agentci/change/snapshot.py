@@ -139,9 +139,11 @@ def _new_baseline(workspace: Path, git_dir: Path, exclude: tuple[str, ...]) -> B
         add_alternate(pg, objects_dir(user_git))
         if copy_index(user_git / "index", pg.index):
             try:  # one listing: the index bits and the submodules
-                listing = split_z(pg.out(["ls-files", "-s", "-v", "-z"]))
-                _clear_index_bits(pg, listing)
-                b.submodules = find_submodules(pg, top, listing)
+                out = pg.out(["ls-files", "-s", "-v", "-z"])
+                if not _plain_files(out):
+                    listing = split_z(out)
+                    _clear_index_bits(pg, listing)
+                    b.submodules = find_submodules(pg, top, listing)
             except GitFailed:
                 pg.index.unlink(missing_ok=True)
     return b
@@ -154,6 +156,18 @@ def _ignore_caches(git_dir: Path) -> None:
     lines = "\n".join(CACHE_PATTERNS)
     text = f"{old}\n# agentci: tool caches\n{lines}\n" if old else f"{lines}\n"
     exclude.write_text(text, encoding="utf-8", errors="surrogateescape")
+
+
+def _plain_files(listing: bytes) -> bool:
+    """True when every entry of ``git ls-files -s -v -z`` output is a file or link with no
+    index bit (tag ``H``) and none is a gitlink: nothing to clear, no submodule. Counted in
+    the bytes (a path holds no NUL), so a large index needs no pass in Python."""
+    entries = listing.count(b"\0")
+    plain = listing.count(b"\0H ") + listing.startswith(b"H ")
+    gitlinks = listing.count(b"\0H " + GITLINK.encode()) + listing.startswith(
+        b"H " + GITLINK.encode()
+    )
+    return plain == entries and gitlinks == 0
 
 
 def _clear_index_bits(pg: PrivateGit, listing: list[str]) -> None:
