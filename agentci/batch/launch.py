@@ -60,6 +60,8 @@ class BatchOptions:
     otel: bool = False  # OpenTelemetry spans (also on with OTEL_EXPORTER_OTLP_ENDPOINT)
     resume: Path | None = None  # --resume OUT: an earlier batch's (or shard's) output folder
     resume_force: bool = False
+    #: --outputs: the optional outputs every task writes (None: each recipe's outputs.extra)
+    extra_outputs: frozenset[str] | None = None
 
 
 def launch_batch(opts: BatchOptions) -> int:
@@ -143,6 +145,7 @@ def _launch(opts: BatchOptions) -> int:
         skip_if_proposed=opts.skip_if_proposed,
         trace=trace,
         resume=resume,
+        extra_outputs=opts.extra_outputs,
     )
     if not opts.quiet:
         for note in batch.notes:

@@ -107,8 +107,10 @@ class BatchRunner:
         skip_if_proposed: bool = False,
         trace: Any = None,
         resume: dict[str, dict[str, ResumePoint]] | None = None,
+        extra_outputs: frozenset[str] | None = None,
     ) -> None:
         self.tasks = tasks
+        self.extra_outputs = extra_outputs  # --outputs; None: each recipe's outputs.extra
         self.out_dir = out_dir
         self.jobs = jobs
         self.board = board
@@ -222,9 +224,11 @@ class BatchRunner:
         delivery = delivery_for(settings, skip_if_proposed=self.skip_if_proposed)
         earlier = next(iter(settings.resume.values()), None)
         resumed_from = str(earlier.source) if earlier is not None else None
+        extra = self.extra_outputs
         runner = Runner(settings, [plan], out_dir=out, emitter=emitter, redactor=self.redactor,
                         delivery=delivery, resumed_from=resumed_from,
-                        writer=write_task_outputs)  # fmt: skip
+                        writer=write_task_outputs,
+                        optional=frozenset(recipe.outputs.extra) if extra is None else extra)  # fmt: skip
         self.running[task.key] = runner
         try:
             await runner.run()

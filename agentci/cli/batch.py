@@ -7,7 +7,13 @@ from pathlib import Path
 import click
 
 from agentci.batch.launch import BatchOptions, launch_batch
-from agentci.cli.options import budget_options, fail, parameter_options, resume_options
+from agentci.cli.options import (
+    budget_options,
+    fail,
+    outputs_option,
+    parameter_options,
+    resume_options,
+)
 
 
 @click.command(name="batch")
@@ -40,6 +46,7 @@ from agentci.cli.options import budget_options, fail, parameter_options, resume_
     "budget, timeout, signal or unavailable model run, from their last complete turn "
     "(docs/resume.md)."
 )
+@outputs_option
 @click.option("-v", "--verbose", is_flag=True, help="Show turns, thoughts and allowed calls.")
 @click.option("-q", "--quiet", is_flag=True, help="No console view; a failure prints one line.")
 @click.option(
@@ -58,6 +65,7 @@ def batch_command(
     budget: dict[str, float],
     resume: Path | None,
     resume_force: bool,
+    extra_outputs: frozenset[str] | None,
     verbose: bool,
     quiet: bool,
     otel: bool,
@@ -80,6 +88,7 @@ def batch_command(
                 budget_overrides=budget,
                 resume=resume,
                 resume_force=resume_force,
+                extra_outputs=extra_outputs,
                 verbose=verbose,
                 quiet=quiet,
                 otel=otel,

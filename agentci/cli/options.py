@@ -9,6 +9,8 @@ from typing import Any, TypeVar, cast
 
 import click
 
+from agentci.recipe.schema import EXTRA_OUTPUTS
+
 F = TypeVar("F", bound=Callable[..., object])
 
 
@@ -90,3 +92,32 @@ def resume_options(resume_help: str) -> Callable[[F], F]:
         )(func)
 
     return decorate
+
+
+def _extra_outputs(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+    if value is None:
+        return None
+    names = [n.strip() for n in value.split(",") if n.strip()]
+    if names == ["none"]:
+        return frozenset()
+    unknown = [n for n in names if n not in EXTRA_OUTPUTS]
+    if unknown or not names:
+        raise click.BadParameter(
+            f"{', '.join(unknown) or repr(value)}: give report.html, sarif.json (comma-separated) "
+            "or none"
+        )
+    return frozenset(names)
+
+
+def outputs_option(func: F) -> F:
+    """``--outputs LIST``: the optional outputs to write (over the recipe's ``outputs.extra``),
+    as a frozenset, or None when not given."""
+    return click.option(
+        "--outputs",
+        "extra_outputs",
+        metavar="LIST",
+        callback=_extra_outputs,
+        help="The optional outputs to write, comma-separated: report.html, sarif.json, or none "
+        "(replaces the recipe's outputs.extra; events.jsonl, patch.diff, junit.xml, "
+        "result.json and summary.md are always written).",
+    )(func)

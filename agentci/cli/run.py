@@ -7,7 +7,13 @@ from pathlib import Path
 
 import click
 
-from agentci.cli.options import budget_options, fail, parameter_options, resume_options
+from agentci.cli.options import (
+    budget_options,
+    fail,
+    outputs_option,
+    parameter_options,
+    resume_options,
+)
 from agentci.errors import InvalidInput
 from agentci.recipe.prompt_recipe import (
     RecipeFields,
@@ -95,6 +101,7 @@ from agentci.run.launch import LaunchOptions, launch
     "timeout, signal or unavailable model continue from their last complete turn with fresh "
     "budgets; success and verify_failed tasks are kept (docs/resume.md)."
 )
+@outputs_option
 @click.option("-v", "--verbose", is_flag=True, help="Show turns, thoughts and allowed calls.")
 @click.option(
     "-q",
@@ -126,6 +133,7 @@ def run_command(
     skip_if_proposed: bool,
     resume: Path | None,
     resume_force: bool,
+    extra_outputs: frozenset[str] | None,
     verbose: bool,
     quiet: bool,
     otel: bool,
@@ -165,7 +173,8 @@ def run_command(
 
         run_shard(recipe, shard, params, out_dir, workspace, output_format, record, budget,
                   skip_if_proposed=skip_if_proposed, resume=resume, resume_force=resume_force,
-                  verbose=verbose, quiet=quiet, otel=otel)  # fmt: skip
+                  verbose=verbose, quiet=quiet, otel=otel,
+                  extra_outputs=extra_outputs)  # fmt: skip
     code = launch(
         LaunchOptions(
             recipe=recipe,
@@ -183,6 +192,7 @@ def run_command(
             resume_force=resume_force,
             fields=fields,
             answer_to_stdout=prompt is not None,
+            optional=extra_outputs,
         )
     )
     raise SystemExit(code)

@@ -25,6 +25,7 @@ def run_shard(
     verbose: bool,
     quiet: bool,
     otel: bool = False,
+    extra_outputs: frozenset[str] | None = None,
 ) -> NoReturn:
     """Run the tasks of shard ``shard`` one after another, as ``agentci batch --jobs 1`` over
     them would (each task's outputs in <out>/<recipe>/<task>/, merged files in <out>)."""
@@ -50,6 +51,7 @@ def run_shard(
                 budget_overrides=overrides,
                 resume=resume,
                 resume_force=resume_force,
+                extra_outputs=extra_outputs,
                 verbose=verbose,
                 quiet=quiet,
                 otel=otel,

@@ -101,11 +101,23 @@ class BranchOutput(Strict):
     commit_message: str = Field(default="agentci: {{ recipe }}/{{ task }}", min_length=1)
 
 
+#: The outputs a recipe (``outputs.extra``) or ``--outputs`` may leave out; the others are
+#: always written (docs/outputs.md).
+ExtraOutput = Literal["report.html", "sarif.json"]
+EXTRA_OUTPUTS: tuple[ExtraOutput, ...] = ("report.html", "sarif.json")
+
+
 class Outputs(Strict):
     """Where the outputs go (relative to the working directory agentci runs in)."""
 
     dir: str = ".agentci/out"
     branch: BranchOutput | None = None
+    extra: list[ExtraOutput] = Field(
+        default_factory=lambda: list(EXTRA_OUTPUTS),
+        description="The optional outputs to write besides events.jsonl, patch.diff, "
+        "junit.xml, result.json and summary.md (always written): report.html, sarif.json "
+        "(default both; [] for neither).",
+    )
 
 
 class ContextFiles(Strict):

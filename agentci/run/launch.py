@@ -80,7 +80,9 @@ class LaunchOptions:
     resume_force: bool = False  # --resume-force: go on even where the history may not fit
     key_when_needed: bool = False  # pre-commit: a missing API key matters only once the
     # baseline verify fails and the model is needed; otherwise it is refused before anything runs
-    optional: frozenset[str] = OPTIONAL_OUTPUTS  # report.html, sarif.json (pre-commit: neither)
+    #: report.html, sarif.json: which to write (--outputs; pre-commit: neither); None: the
+    #: recipe's outputs.extra
+    optional: frozenset[str] | None = None
 
 
 def _sinks(
@@ -183,6 +185,7 @@ def _launch(opts: LaunchOptions) -> int:
             for point in points.values():
                 point.source = Path(shown_path(source))
         resumed_from = shown_path(source)
+    optional = frozenset(recipe.outputs.extra) if opts.optional is None else opts.optional
     runner = Runner(
         settings,
         plans,
@@ -190,7 +193,7 @@ def _launch(opts: LaunchOptions) -> int:
         emitter=emitter,
         redactor=redactor,
         delivery=delivery,
-        optional=opts.optional,
+        optional=optional,
         resumed_from=resumed_from,
     )
 
@@ -211,7 +214,7 @@ def _launch(opts: LaunchOptions) -> int:
     finally:
         emitter.close()
     if not opts.quiet:
-        tell(_outputs_line(out_dir, opts.optional))
+        tell(_outputs_line(out_dir, optional))
     if opts.record is not None and not opts.quiet:
         tell(replay_hint(opts.record, opts.recipe, len(plans)))
     quiet_failure_line(opts.quiet, report, redactor)
@@ -253,7 +256,9 @@ def invalid_input_exit(opts: LaunchOptions, out_dir: Path, message: str, redacto
     )
 
     emitter.emit(Error(kind="invalid_input", message=message))
-    finish_run(report, {name: ""}, out_dir=out_dir, emitter=emitter, redactor=redactor)
+    optional = OPTIONAL_OUTPUTS if opts.optional is None else opts.optional  # no recipe to ask
+    finish_run(report, {name: ""}, out_dir=out_dir, emitter=emitter, redactor=redactor,
+               optional=optional)  # fmt: skip
     emitter.close()
     return 2
 

@@ -287,16 +287,17 @@ def finish_run(
     out_dir: Path,
     emitter: Emitter,
     redactor: Redactor,
+    optional: frozenset[str] = OPTIONAL_OUTPUTS,
 ) -> None:
     """Write the outputs, then the final ``run_finished`` event. An output that could not be
     written makes the run ``internal_error`` (70): a pipeline must not read success from a run
     whose results are missing. The outputs that can be written are rewritten to say so."""
     try:
-        failed = write_outputs(out_dir, report, patches, redactor)
+        failed = write_outputs(out_dir, report, patches, redactor, optional=optional)
     except Exception as err:  # noqa: BLE001 - report the failure honestly, still finish
         failed = [f"{type(err).__name__}: {err}"]
     if failed:
         _mark_unwritten(report, failed, emitter)
         with contextlib.suppress(Exception):
-            write_outputs(out_dir, report, patches, redactor)
+            write_outputs(out_dir, report, patches, redactor, optional=optional)
     emitter.emit(_run_finished(report))
