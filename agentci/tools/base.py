@@ -12,6 +12,8 @@ returned to the model.
 
 from __future__ import annotations
 
+import functools
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -71,6 +73,19 @@ class ToolResult:
         return self.error is None
 
 
+@functools.lru_cache(maxsize=256)
+def _declared_parameters(args: type[BaseModel]) -> str:
+    """The JSON text of :meth:`Tool.spec`'s ``parameters`` for an ``Args`` class, made once per
+    class: pydantic builds the JSON Schema anew on every call (about 18 ms for a session's
+    tools, in every task of a batch)."""
+    schema = args.model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+        _plain_optional(prop)
+    return json.dumps(schema)
+
+
 def _plain_optional(prop: dict[str, Any]) -> None:
     """``{anyOf: [T, {type: null}], default: null}`` becomes ``T``, in place."""
     options = prop.get("anyOf")
@@ -95,12 +110,8 @@ class Tool(ABC):
         and an optional argument as its plain type (pydantic's ``anyOf [type, null]`` with
         ``default: null`` says nothing a missing ``required`` entry does not, in every
         request)."""
-        schema = self.Args.model_json_schema()
-        schema.pop("title", None)
-        for prop in schema.get("properties", {}).values():
-            prop.pop("title", None)
-            _plain_optional(prop)
-        return ToolSpec(name=self.name, description=self.description, parameters=schema)
+        parameters = json.loads(_declared_parameters(self.Args))  # a fresh copy each time
+        return ToolSpec(name=self.name, description=self.description, parameters=parameters)
 
     def accesses(self, args: BaseModel) -> Sequence[Access]:
         """What a call with ``args`` (validated) reads, writes or executes. A tool that does not
