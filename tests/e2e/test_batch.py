@@ -8,11 +8,14 @@ import json
 import os
 import signal
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from batch_scenario import (
     EXPECTED,
     FIXES,
+    Batch,
     comparable_junit,
     comparable_result,
     make_batch,
@@ -25,10 +28,29 @@ from e2e_scenario import jsonl_lines, kill_all, pids_with, wait_for
 from agentci.testing.repo import git
 
 
-def test_four_tasks_at_once_give_four_isolated_patches_and_one_merged_report(tmp_path: Path):
-    case = make_batch(tmp_path)
-    out = tmp_path / "out"
-    done = case.agentci("batch", str(case.recipe), "--jobs", "4", "--out", str(out))
+@dataclass
+class BatchRun:
+    """One ``agentci batch --jobs 4`` of the four-task case, and what it printed."""
+
+    case: Batch
+    out: Path
+    done: subprocess.CompletedProcess[str]
+
+
+@pytest.fixture(scope="module")
+def batch_run(tmp_path_factory: pytest.TempPathFactory) -> BatchRun:
+    """The batch run two tests look at: its report, and the shards' merged report beside it
+    (one run of 4 tasks, each with a baseline and a verify pytest, is the expensive part)."""
+    root = tmp_path_factory.mktemp("batch")
+    case = make_batch(root)
+    out = root / "out"
+    return BatchRun(case, out, case.agentci("batch", str(case.recipe), "--jobs", "4", "--out", str(out)))  # fmt: skip
+
+
+def test_four_tasks_at_once_give_four_isolated_patches_and_one_merged_report(
+    batch_run: BatchRun, tmp_path: Path
+):
+    case, out, done = batch_run.case, batch_run.out, batch_run.done
     assert done.returncode == 3, done.stderr  # the worst task's: t4's budget_exhausted
     merged = result(out)
     assert (merged["status"], merged["exit_code"]) == ("budget_exhausted", 3)
@@ -55,11 +77,10 @@ def test_four_tasks_at_once_give_four_isolated_patches_and_one_merged_report(tmp
     assert "| fix/t3 | verify_failed | 1 |" in summary
 
 
-def test_matrix_shards_merged_equal_the_batch(tmp_path: Path):
-    case = make_batch(tmp_path)
-    batch_out = tmp_path / "batch"
-    done = case.agentci("batch", str(case.recipe), "--jobs", "4", "--out", str(batch_out))
-    assert done.returncode == 3, done.stderr
+@pytest.mark.timeout(300)  # six agentci processes and eight pytest runs, one after another
+def test_matrix_shards_merged_equal_the_batch(batch_run: BatchRun, tmp_path: Path):
+    case, batch_out = batch_run.case, batch_run.out
+    assert batch_run.done.returncode == 3, batch_run.done.stderr
     printed = case.agentci("matrix", str(case.recipe), "--per-task")
     assert printed.returncode == 0, printed.stderr
     entries = json.loads(printed.stdout)["include"]
