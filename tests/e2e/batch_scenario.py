@@ -18,11 +18,16 @@ from typing import Any
 
 import junitparser
 import yaml
+from lean_pytest import NO_PLUGIN_AUTOLOAD, without_plugin_autoload
 
 from agentci.testing.repo import commit_repo
 
 #: The venv's python (with pytest) first on PATH, for the verify commands.
-ENV = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+#: Verify's pytest without the venv's auto-loaded plugins (tests/lean_pytest.py).
+ENV = {
+    "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    **NO_PLUGIN_AUTOLOAD,
+}
 FIXES = {"t1": "1", "t2": "2", "t3": "99", "t4": "4"}  # what each task's model writes
 EXPECTED = {"t1": "success", "t2": "success", "t3": "verify_failed", "t4": "budget_exhausted"}
 
@@ -111,6 +116,7 @@ def make_batch(
     full = {"version": 1, "name": "fix", "model": {"name": "scripted:t1.yaml"},
             "sandbox": "none", "tasks": tasks}  # fmt: skip
     full.update(recipe)
+    full["policy"] = without_plugin_autoload(full.get("policy"))
     case.recipe.write_text(yaml.safe_dump(full, sort_keys=False))
     return case
 

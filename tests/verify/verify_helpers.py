@@ -11,6 +11,7 @@ from typing import Any
 
 import junitparser
 import yaml
+from lean_pytest import NO_PLUGIN_AUTOLOAD, without_plugin_autoload
 
 from agentci.events import types as ev
 from agentci.providers.base import TextPart
@@ -24,20 +25,8 @@ from agentci.testing.cli import Run, run_recipe
 ROOT = Path(__file__).parents[2]
 #: The venv's python, pytest, ruff and mypy first on PATH, for verify commands.
 PATH_ENV = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-#: The suite's venv holds pytest plugins the small repositories' tests never use (hypothesis,
-#: anyio, xdist, timeout); verify's pytest, which compiles what it imports (its environment has
-#: PYTHONPYCACHEPREFIX), spent about 1.7 s of CPU loading them per run. run_task passes this to
-#: verify through policy.env_passthrough; the plugins agentci loads with ``-p`` still load.
-NO_PLUGIN_AUTOLOAD = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 #: The environment of an ``agentci run`` subprocess whose recipe passes NO_PLUGIN_AUTOLOAD on.
 VERIFY_ENV = {**PATH_ENV, **NO_PLUGIN_AUTOLOAD}
-
-
-def without_plugin_autoload(policy: dict[str, Any] | None) -> dict[str, Any]:
-    """``policy`` (a recipe's, or none) that also passes NO_PLUGIN_AUTOLOAD to verify."""
-    policy = dict(policy or {})
-    policy["env_passthrough"] = [*policy.get("env_passthrough", []), *NO_PLUGIN_AUTOLOAD]
-    return policy
 
 
 TESTS = (
