@@ -37,7 +37,8 @@ class ContextFileInfo(BaseModel):
 
 class TaskStarted(EventBase):
     """A task's agent is about to start: its model, workspace and the rendered prompt. Emitted
-    after setup and the baseline verify (the prompt may quote its failures); ``prompt`` is ""
+    after setup and the baseline verify (the prompt may quote its failures), before the MCP
+    servers start (their ``warning`` events follow it); ``prompt`` is ""
     when the task ended before its prompt could be rendered (a failed setup, a verify command
     that cannot run). ``search_engine`` names the engine behind ``glob``/``grep_search``
     (e.g. ``ripgrep 14.1.0``, or the RE2 fallback). ``context_files`` are the project

@@ -1,14 +1,12 @@
-"""What a task tells the model, put together for :class:`~agentci.run.task.TaskRun`: the tools
-(with ``submit_result`` when the recipe wants a structured answer), the system prompt, and the
-project context files."""
+"""What a task tells the model, put together for :class:`~agentci.run.task.TaskRun` once the
+baseline verify has failed: the tools (with ``submit_result`` when the recipe wants a structured
+answer) and the system prompt. The project context files: :mod:`agentci.run.context_files`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from agentci.context.memory import ProjectContext, load_context
-from agentci.events import types as ev
 from agentci.loop.prompts import PromptFacts, system_prompt
 from agentci.loop.state import State
 from agentci.recipe.tool_config import CommandTool
@@ -52,14 +50,3 @@ def task_system(plan: TaskSpec, workspace: Path, tools: dict[str, Tool]) -> str:
         replace=plan.system_replace,
         append=plan.system_append,
     )
-
-
-def task_context(
-    plan: TaskSpec, workspace: Path, prompt: str, emit: Callable[[ev.Event], object]
-) -> ProjectContext:
-    """Load the project context files for ``prompt``; each file refused is a ``warning`` event
-    of kind ``context_file_skipped``."""
-    context = load_context(workspace, plan.project_context, prompt)
-    for path, why in context.skipped:
-        emit(ev.WarningEvent(kind="context_file_skipped", message=f"{path}: {why}"))
-    return context

@@ -32,24 +32,22 @@ from agentci.policy.runtime import forget_workspace_imports
 from agentci.policy.sandbox import check_sandbox_mode
 from agentci.reports.outdir import lock_workspace, refuse_inside_workspace
 from agentci.reports.report import TaskReport
+from agentci.run.context_files import task_context
 from agentci.run.plan import render_prompt
-from agentci.run.prompting import task_context, task_tools
 from agentci.run.resume import ResumeRefused, digest, head_commit
 from agentci.run.settings import RunSettings
 from agentci.run.task_finish import finish, stop_event
-from agentci.run.task_mcp import mcp_servers
 from agentci.run.task_resume import disclose_masked, resume_workspace, warn_restart
 from agentci.run.task_sandbox import TaskSandboxes
 from agentci.run.verify_stage import ChangeCheck
 from agentci.spec import TaskSpec
-from agentci.tools.base import ToolContext
 from agentci.tools.pick_engine import default_engine
-from agentci.tools.truncation import SavedOutputs
 from agentci.verify.kept import keep_ignored
 from agentci.workspace import prepare_workspace
 
 if TYPE_CHECKING:
     from agentci.change.change import Change, Patch
+    from agentci.context.memory import ProjectContext
     from agentci.loop.session import Session
 
 Emit = Callable[[ev.Event], object]
@@ -183,7 +181,7 @@ class TaskRun:
             return None
         return time.monotonic() + max(min(left for _, left, _ in limits), grace)
 
-    def _excluded(self, workspace: Path) -> tuple[str, ...]:
+    def private_dirs(self, workspace: Path) -> tuple[str, ...]:
         """Paths the patch never shows: ``.agentci`` and the outputs folder if it is inside."""
         out = self.plan.out_dir.resolve()
         if out == workspace or not out.is_relative_to(workspace):
@@ -241,36 +239,29 @@ class TaskRun:
             plan, workspace=workspace, env=env, emit=self.emit, sandbox=verify_box,
             no_progress=plan.loop_detection.no_progress,
         )  # fmt: skip
-        tools, answer = task_tools(plan, self.state, plan.tools.commands)
-        outputs = SavedOutputs.for_task(plan.out_dir, plan.context, self.settings.redactor)
-        ctx = ToolContext(
-            workspace=workspace,
-            env=env,
-            timeout_seconds=plan.budget.tool_timeout_seconds,
-            sandbox=sandbox,
-            private_dirs=self._excluded(workspace),
-            search=search,
-            outputs=outputs,
-            redact=outputs.redact,
-        )
+        ready, prompt, context = await self._baseline(workspace)
+        if not ready:
+            return  # the baseline already passes: nothing to fix, no tokens spent
+        # The tools, the MCP servers and the agent loop are built only once the baseline
+        # verify has failed: a task whose verify already passes never loads or starts them.
+        # deferred: MCP servers start only when the model will call them
+        from agentci.run.task_mcp import mcp_servers
 
-        def session() -> Session:
-            """Built once the baseline verify has failed: only then is the model needed (a
-            missing key does not stop a run whose work is already done)."""
-            # deferred: the provider's SDK and the agent loop load only when the model is needed
-            from agentci.run.task_session import new_session
+        # deferred: the tools, the provider's SDK and the agent loop load only for the model
+        from agentci.run.task_session import agent_tools, new_session
 
-            return new_session(self, workspace=workspace, tools=tools, policy=policy, ctx=ctx,
-                               hooks=hooks, answer=answer)  # fmt: skip
-
+        tools, answer, ctx = agent_tools(self, workspace, env=env, sandbox=sandbox, search=search)
         redactor, emit = self.settings.redactor, self.emit
         async with mcp_servers(plan, workspace=workspace, env=env, sandbox=sandbox, tools=tools,
                                redactor=redactor, emit=emit):  # fmt: skip
-            await self._run_checked(session, workspace)
+            # the model is needed only now: a missing key does not stop a run whose work is done
+            session = new_session(self, workspace=workspace, tools=tools, policy=policy, ctx=ctx,
+                                  hooks=hooks, answer=answer)  # fmt: skip
+            await self._run_agent(session, workspace, prompt, context)
 
-    async def _run_checked(self, new_session: Callable[[], Session], workspace: Path) -> None:
-        """Baseline verify, the patch baseline, then the session; after each, guards + verify
-        decide whether the model gets a follow-up prompt or the task is done (docs/verify.md)."""
+    async def _baseline(self, workspace: Path) -> tuple[bool, str | None, ProjectContext]:
+        """The baseline verify, the prompt and the project context; says ``task_started``.
+        Whether the agent has work to do (False: verify already passes), with the prompt."""
         check = self.check
         assert check is not None
         ready = await check.before_agent()
@@ -278,11 +269,17 @@ class TaskRun:
         context = task_context(self.plan, workspace, prompt or "", self.emit)
         self.context_files = [f.info() for f in context.files]
         self._started(prompt or "")
-        if not ready:
-            return  # the baseline already passes: nothing to fix, no tokens spent
-        session = new_session()
+        return ready, prompt, context
+
+    async def _run_agent(
+        self, session: Session, workspace: Path, prompt: str | None, context: ProjectContext
+    ) -> None:
+        """The patch baseline, then the session; after each, guards + verify decide whether the
+        model gets a follow-up prompt or the task is done (docs/verify.md)."""
+        check = self.check
+        assert check is not None
         tracker = await ChangeTracker.start(
-            workspace, exclude=self._excluded(workspace), deadline=self.git_deadline()
+            workspace, exclude=self.private_dirs(workspace), deadline=self.git_deadline()
         )
         self.fingerprint["base_tree"] = tracker.baseline.tree
         point = self.resume_point if self.resume_point and self.resume_point.continued else None

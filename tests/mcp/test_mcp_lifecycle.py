@@ -31,6 +31,15 @@ def test_a_server_that_cannot_start_is_invalid_input_before_any_model_call(tmp_p
     assert "demo: config missing" in run.stderr
 
 
+def test_a_task_whose_verify_already_passes_starts_no_server(tmp_path: Path):
+    verify = {"command": "true", "skip_if_passing": True}
+    case = mcp_case(tmp_path, [{"text": "never asked"}], server={"command": FAILING}, verify=verify)
+    run = case.run("-q")
+    assert (run.code, run.result["status"]) == (0, "success"), run.stderr
+    assert "demo: config missing" not in run.stderr
+    assert [e.type for e in run.events if e.type in ("error", "warning")] == []
+
+
 def test_a_server_program_that_does_not_exist_is_invalid_input(tmp_path: Path):
     server = {"command": ["no-such-mcp-server-program"]}
     run = mcp_case(tmp_path, [{"text": "never asked"}], server=server).run("-q")

@@ -81,6 +81,9 @@ NOT_NEEDED = [
     "openai",
     "agentci.loop.session",  # the agent loop and its tools
     "agentci.tools.scheduler",
+    "agentci.tools.registry",  # the tools, the context they act on, the MCP servers
+    "agentci.tools.base",
+    "agentci.tools.mcp.servers",
     "agentci.run.delivery",  # outputs.branch / --skip-if-proposed: not asked for
     "agentci.reports.html_report",  # report.html: the hook does not write it
     "markdown_it",
