@@ -319,11 +319,47 @@ def _build(model: ModelConfig, context: BuildContext) -> GeminiProvider:
     return GeminiProvider.from_config(model, context.environ, paths=paths)
 
 
+#: A streamed chunk with every field the decoder reads (text, a thought, a signature, a
+#: function call, usage with its details, a block reason): parsing it once builds the SDK's
+#: response models, which it otherwise builds while the first answer is being read.
+WARM_RESPONSE: Final[dict[str, Any]] = {
+    "candidates": [
+        {
+            "content": {
+                "role": "model",
+                "parts": [
+                    {"text": "…", "thought": True, "thoughtSignature": "AAAA"},
+                    {"text": "…"},
+                    {"functionCall": {"id": "1", "name": "f", "args": {"a": 1}}},
+                ],
+            },
+            "finishReason": "STOP",
+            "index": 0,
+        }
+    ],
+    "usageMetadata": {
+        "promptTokenCount": 1,
+        "candidatesTokenCount": 1,
+        "thoughtsTokenCount": 1,
+        "cachedContentTokenCount": 0,
+        "totalTokenCount": 3,
+        "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 1}],
+        "candidatesTokensDetails": [{"modality": "TEXT", "tokenCount": 1}],
+    },
+    "promptFeedback": {"blockReason": "SAFETY"},
+    "modelVersion": "gemini-2.5-flash",
+    "responseId": "r",
+}
+
+
 def _import_sdk() -> None:
-    """Import google-genai (the first model call would)."""
+    """Import google-genai and build its response models (the first model call would), in a
+    worker thread while setup and the baseline verify run (the runner's warm-up)."""
     with contextlib.suppress(Exception):
         # deferred: google-genai is slow to import (seconds); only a Gemini call needs it
         import google.genai  # noqa: F401
+
+        StreamDecoder().decode(parse_response(WARM_RESPONSE, lenient=True))
 
 
 PROVIDER = ProviderInfo(
