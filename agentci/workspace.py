@@ -53,6 +53,7 @@ class PreparedWorkspace:
     original: Path  # resolved path the recipe named
     isolation: Isolation
     _cleanup: Callable[[], None] | None = field(default=None, repr=False)
+    base_commit: str | None = None  # worktree: the commit it was made from (the original's HEAD)
 
     def cleanup(self) -> None:
         """Remove the copy or worktree (nothing for ``none``). Safe to call twice."""
@@ -182,13 +183,16 @@ def _worktree(src: Path, named: str) -> PreparedWorkspace:
             f"workspace.isolation: worktree needs a git repository, but {src} is not in one "
             "(use isolation: copy for plain folders)"
         )
-    git_dir = _git_dir(top)
-    if run_git(["rev-parse", "--verify", "-q", "HEAD^{commit}"], cwd=top).returncode != 0:
+    found = find_repo_dirs(top)  # read from .git entries, as ensure_git found the top
+    git_dir = found[1] if found is not None else _git_dir(top)
+    head = run_git(["rev-parse", "--verify", "-q", "HEAD^{commit}"], cwd=top, repo=git_dir)
+    commit = head.stdout.decode(errors="replace").strip()
+    if head.returncode != 0 or not commit:
         raise InvalidInput(f"workspace.isolation: worktree needs a commit, but {top} has none yet")
     tmp = make_temp_dir("worktree")
     wt = tmp / (top.name or "worktree")
     try:
-        _run_git(["worktree", "add", "-q", "--detach", str(wt), "HEAD"], top, git_dir)
+        _run_git(["worktree", "add", "-q", "--detach", str(wt), commit], top, git_dir)
     except BaseException:
         half = worktree_admin(wt)
         shutil.rmtree(tmp, ignore_errors=True)
@@ -208,4 +212,5 @@ def _worktree(src: Path, named: str) -> PreparedWorkspace:
         if admin is not None:  # `remove` failed: unregister this worktree alone (no prune)
             forget_worktree(admin, tmp)
 
-    return PreparedWorkspace(path=path, original=src, isolation="worktree", _cleanup=cleanup)
+    return PreparedWorkspace(path=path, original=src, isolation="worktree", _cleanup=cleanup,
+                             base_commit=commit)  # fmt: skip

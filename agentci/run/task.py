@@ -124,7 +124,9 @@ class TaskRun:
                 ws_config = ws_config.model_copy(update={"path": str(override)})
             workspace = prepare_workspace(ws_config, base_dir=self.settings.base_dir)
             self._workspace = workspace.path
-            self.fingerprint["base_commit"] = head_commit(workspace.original)
+            self.fingerprint["base_commit"] = workspace.base_commit or head_commit(
+                workspace.original
+            )
             refuse_inside_workspace(self.plan.out_dir, workspace.path)
             if workspace.isolation == "worktree":
                 self._check_worktree_base(workspace.original)
