@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from agentci.testing.fake_gemini import FakeGemini
 from agentci.testing.repo import commit_repo
 
@@ -32,6 +34,7 @@ def _snippets() -> list[str]:
     return [line for line in text[start : text.index("```", start)].splitlines() if line]
 
 
+@pytest.mark.timeout(300)  # five agentci runs and three pytest runs, one after another
 def test_every_one_liner_of_the_docs_runs_as_shown(tmp_path: Path):
     repo = commit_repo(
         tmp_path / "repo",

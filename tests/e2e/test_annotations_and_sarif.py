@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from e2e_scenario import make_case
+from lean_pytest import NO_PLUGIN_AUTOLOAD, without_plugin_autoload
 
 from agentci.events import types as ev
 from agentci.events.annotations import MAX_ANNOTATIONS
@@ -95,8 +96,9 @@ PYTEST_FILES = {
 def test_a_failing_pytest_test_is_annotated_and_in_sarif(tmp_path):
     verify = {"command": f"{sys.executable} -m pytest -q -p no:cacheprovider", "runner": "pytest",
               "attempts": 1}  # fmt: skip
-    case = make_case(tmp_path, NOTHING, {"verify": verify}, PYTEST_FILES)
-    run = case.run(env={"GITHUB_ACTIONS": "true"})
+    policy = without_plugin_autoload(None)  # verify's pytest without the venv's plugins
+    case = make_case(tmp_path, NOTHING, {"verify": verify, "policy": policy}, PYTEST_FILES)
+    run = case.run(env={"GITHUB_ACTIONS": "true", **NO_PLUGIN_AUTOLOAD})
     assert run.code == 1, run.stderr[-2000:]
     [line] = [line for line in run.stdout.splitlines() if "file=" in line]
     assert line.startswith("::error file=test_calc.py,line=5,title=pytest failed::")
