@@ -40,9 +40,12 @@ class Scope:
     names: tuple[str, ...] | None = None
     keep: Callable[[str], bool] | None = None
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_inside_hidden", tuple(h + "/" for h in self.hidden))
+
     def wanted(self, rel: str) -> bool:
         """Whether a listed workspace-relative path passes ``hidden`` and ``keep``."""
-        if rel in self.hidden or rel.startswith(tuple(h + "/" for h in self.hidden)):
+        if rel in self.hidden or rel.startswith(self._inside_hidden):  # type: ignore[attr-defined]
             return False
         return self.keep is None or self.keep(rel)
 

@@ -21,6 +21,9 @@ from agentci.errors import ToolFailure
 MAX_ALTERNATIVES = 64
 MAX_GLOB_CHARS = 1000
 _GLOB_CHARS = re.compile(r"[*?\[\]{}\\!]")
+#: A file name glob whose meaning is the same for every engine's name filter and for
+#: ``.gitignore`` rules: letters, digits, ``._-`` and the wildcards ``*`` and ``?``.
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9._*?-]+")
 
 
 def re2_options() -> re2.Options:
@@ -119,6 +122,17 @@ class PathGlob:
                 literal.append(part)
             out.add("/".join(literal) or ".")
         return sorted(_outermost(out))
+
+    def names_suffice(self) -> bool:
+        """True when every file under :meth:`roots` whose name matches one of
+        :meth:`name_globs` matches the pattern (each alternative is a plain name glob, at any
+        depth: ``*.py``, ``**/test_*.py``): the engine's name filter is then the whole match,
+        and no path needs :meth:`match`."""
+        for alt in expand_braces(self.pattern):
+            name = alt[3:] if alt.startswith("**/") else alt
+            if not _PLAIN_NAME.fullmatch(name) or "**" in name or not name.strip("."):
+                return False
+        return self.name_globs() is not None
 
     def name_globs(self) -> list[str] | None:
         """Globs one of which every matching file's name matches (None: no such list)."""

@@ -82,7 +82,8 @@ class Ripgrep:
         err = await self._run([*cmd, *self._roots(scope)], scope.workspace, chunks.append)
         if err and not chunks:
             raise ToolFailure(f"ripgrep failed: {err.strip()[-500:]}")
-        names = {n.decode("utf-8", "replace") for n in b"".join(chunks).split(b"\0") if n}
+        names = set(b"".join(chunks).decode("utf-8", "replace").split("\0"))
+        names.discard("")
         return sorted(n for n in names if scope.wanted(n))
 
     async def grep(self, scope: Scope, pattern: str, limit: int) -> GrepResult:

@@ -69,7 +69,7 @@ def scope_for(ctx: ToolContext, dir_path: str | None, glob: str | None) -> Scope
         roots=real_roots,
         hidden=(*ctx.private_dirs, *git),
         names=tuple(names) if names else None,
-        keep=matcher.match if matcher else None,
+        keep=matcher.match if matcher and not matcher.names_suffice() else None,
     )
 
 

@@ -220,3 +220,26 @@ def test_a_grep_longer_than_the_tool_timeout_is_ended(ws: Path) -> None:
     res = h.call("grep_search", pattern=marker)
     assert res.error == "timed out after 1s"
     assert _pids_with(marker) == []  # the search process was killed, not left running
+
+
+@pytest.mark.parametrize(
+    ("pattern", "dir_path", "found"),
+    [
+        ("*.py", None, ["a.py", "lib/b.py", "lib/test_1.py", "lib/x.py/c.py", "test_22.py"]),
+        ("**/*.py", "lib", ["lib/b.py", "lib/test_1.py", "lib/x.py/c.py"]),
+        ("test_?.{py,txt}", None, ["lib/test_1.py", "test_2.txt"]),
+        ("*.[p]y", None, ["a.py", "lib/b.py", "lib/test_1.py", "lib/x.py/c.py", "test_22.py"]),
+    ],
+)
+def test_a_name_glob_matches_file_names_at_any_depth(
+    hs: Harness, ws: Path, pattern: str, dir_path: str | None, found: list[str]
+) -> None:
+    """A file inside a folder whose name matches is listed only when its own name does."""
+    for rel in ["a.py", "lib/b.py", "lib/x.py/c.py", "lib/x.py/d.txt", "lib/test_1.py",
+                "test_2.txt", "test_22.py", "lib/notes.md"]:  # fmt: skip
+        (ws / rel).parent.mkdir(parents=True, exist_ok=True)
+        (ws / rel).write_text("x\n")
+    args = {"pattern": pattern, **({"dir_path": dir_path} if dir_path else {})}
+    res = hs.call("glob", **args)
+    assert res.error is None, res.error
+    assert res.output.splitlines() == found
