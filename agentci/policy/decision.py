@@ -14,6 +14,7 @@ from typing import Literal
 
 from agentci.policy import shell_parse as sp
 from agentci.policy.paths import anchored
+from agentci.policy.shell_words import GlobWord
 from agentci.recipe.policy_config import Rule
 
 
@@ -100,7 +101,7 @@ def deny_matches(rule_words: Sequence[str], words: Sequence[str | None], open_ar
         if i >= len(words):
             return open_args
         w = words[i]
-        if isinstance(w, sp.GlobWord) and fnmatch.fnmatchcase(r, w):
+        if isinstance(w, GlobWord) and fnmatch.fnmatchcase(r, w):
             continue
         if w is not None and w != r:
             return False

@@ -31,7 +31,8 @@ from agentci.change.privgit import dot_git_dir
 from agentci.change.snapshot import find_repo_dirs
 from agentci.gitenv import TOOL_CONFIG, config_env, git_env, git_program
 from agentci.policy.paths import is_below
-from agentci.policy.shell_parse import Analysis, GlobWord, SimpleCommand
+from agentci.policy.shell_parse import Analysis, SimpleCommand
+from agentci.policy.shell_words import GlobWord
 
 #: Folders followed through the ``cd`` commands of one command line.
 MAX_DIRS = 64

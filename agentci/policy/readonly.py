@@ -24,7 +24,7 @@ from pathlib import Path
 from agentci.policy import readonly_specs as specs
 from agentci.policy.getopt import parse
 from agentci.policy.paths import is_below
-from agentci.policy.shell_parse import GlobWord
+from agentci.policy.shell_words import GlobWord
 
 #: Commands that only read (or print what they are given) whatever their options.
 SIMPLE = frozenset({

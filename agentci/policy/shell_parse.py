@@ -7,7 +7,8 @@ the shell would see them (quotes and backslashes removed) after wrappers such as
 ``timeout``, ``nice``, ``nohup``, ``command`` or ``VAR=x`` are peeled off. It also records
 *shapes* the policy treats as risky (``$(…)``, backticks, ``<(…)``, ``eval``, a variable
 as the command, heredocs, dangerous variable assignments) and the files output is
-redirected to. Anything it cannot parse is an error, and the policy denies it.
+redirected to. Anything it cannot parse is an error, and the policy denies it. The words
+themselves (quotes, expansions, globs) are read by :mod:`agentci.policy.shell_words`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
+from agentci.policy.shell_words import literal, node_text, word
 from agentci.policy.wrappers import DANGEROUS_VARS, EVALS, SHELLS, unwrap
 
 MAX_COMMAND_CHARS = 20_000
@@ -76,70 +78,6 @@ class Analysis:
 @functools.lru_cache(maxsize=1)
 def _parser() -> Parser:
     return Parser(Language(tree_sitter_bash.language()))
-
-
-def _text(node: Node) -> str:
-    """A syntax node's source text (tree-sitter gives bytes, or None for a missing node)."""
-    return node.text.decode("utf-8", "replace") if node.text is not None else ""
-
-
-def _unescape(text: str) -> str:
-    return re.sub(r"\\(.)", r"\1", text.replace("\\\n", ""), flags=re.S)
-
-
-def literal(node: Node) -> str | None:
-    """The value of a word node as the shell would pass it, or None if it expands."""
-    t = node.type
-    text = _text(node) if node.text is not None else ""
-    if t in ("word", "number"):
-        return None if "$" in text or "`" in text else _unescape(text)
-    if t == "raw_string":
-        return text[1:-1]
-    if t == "string":
-        out = []
-        for c in node.children:
-            if c.type == '"':
-                continue
-            if c.type != "string_content":
-                return None
-            out.append(_unescape(_text(c)))
-        return "".join(out)
-    if t == "concatenation":
-        parts = [literal(c) for c in node.children]
-        return None if any(p is None for p in parts) else "".join(parts)  # type: ignore[arg-type]
-    return None
-
-
-class GlobWord(str):
-    """A word with an unquoted pattern (``*``, ``?``, ``[…]``): bash replaces it with the
-    matching file names, which may look like options (a file named ``--output=x``)."""
-
-
-# A {…} with no brace inside; it expands when it holds a , or a .. (checked on the match: a
-# pattern that looks for the , inside the braces is quadratic on "{,,,…").
-_BRACE = re.compile(r"\{[^{}]*\}")
-_GLOB = re.compile(r"[*?]|\[[^\]\[]*\]")  # no [ inside: "[[[…" stays linear
-
-
-def _bare(node: Node) -> str:
-    """The unquoted characters of a word (quoted or escaped ones replaced by ``_``)."""
-    if node.type in ("word", "number"):
-        return re.sub(r"\\.", "_", _text(node), flags=re.S)
-    if node.type == "concatenation":
-        return "".join(_bare(c) for c in node.children)
-    return "_"
-
-
-def word(node: Node) -> str | None:
-    """A word as the shell passes it: None when it expands at run time (variables,
-    ``{a,b}`` braces), a :class:`GlobWord` when it is a file name pattern."""
-    value = literal(node)
-    if value is None:
-        return None
-    bare = _bare(node)
-    if any("," in m[0] or ".." in m[0] for m in _BRACE.finditer(bare)):
-        return None
-    return GlobWord(value) if _GLOB.search(bare) else value
 
 
 def analyze(command: str, *, _depth: int = 0) -> Analysis:
@@ -200,9 +138,9 @@ def _walk(node: Node, out: Analysis, depth: int) -> None:
     if t == "command":
         _command(node, out, depth)
     elif t == "command_substitution":
-        out.shapes.setdefault("command_substitution", _text(node))
+        out.shapes.setdefault("command_substitution", node_text(node))
     elif t == "process_substitution":
-        out.shapes.setdefault("process_substitution", _text(node))
+        out.shapes.setdefault("process_substitution", node_text(node))
     elif t == "heredoc_redirect":
         out.shapes.setdefault("heredoc", "<<")
     elif t == "file_redirect":
@@ -212,21 +150,21 @@ def _walk(node: Node, out: Analysis, depth: int) -> None:
         name = node.child_by_field_name("name")
         out.variables.add(name.text.decode("utf-8", "replace") if name and name.text else "?")
     elif t == "declaration_command":
-        out.variables.update(_text(c) for c in node.children if c.type == "variable_name")
+        out.variables.update(node_text(c) for c in node.children if c.type == "variable_name")
     elif t == "for_statement":  # ``for PATH in .; do ls; done`` assigns PATH
         _assignment(node, out, field="variable")
     elif t == "compound_statement" and node.children and node.children[0].type == "((":
         for name in _descendants(node, "variable_name"):
-            if DANGEROUS_VARS.match(_text(name)):
-                out.shapes.setdefault("dangerous_variable", _text(node))
+            if DANGEROUS_VARS.match(node_text(name)):
+                out.shapes.setdefault("dangerous_variable", node_text(node))
     for child in node.children:
         _walk(child, out, depth)
 
 
 def _assignment(node: Node, out: Analysis, field: str = "name") -> None:
     name = node.child_by_field_name(field)
-    if name is not None and DANGEROUS_VARS.match(_text(name)):
-        out.shapes.setdefault("dangerous_variable", _text(node))
+    if name is not None and DANGEROUS_VARS.match(node_text(name)):
+        out.shapes.setdefault("dangerous_variable", node_text(node))
 
 
 def _descendants(node: Node, kind: str) -> list[Node]:
@@ -269,7 +207,7 @@ def _command(node: Node, out: Analysis, depth: int) -> None:
             words.append(word(c.children[0]) if c.children else None)
         elif c.is_named:
             words.append(word(c))
-    text = _text(node)
+    text = node_text(node)
     _add(SimpleCommand(words=words, text=text, env=env), out, depth)
 
 
