@@ -168,7 +168,7 @@ class BatchRunner:
                 return None
 
             out = prepare_out_dir(self.out_dir / task.folder, reserve=True)
-            sinks: list[Sink] = [JsonlSink(out / "events.jsonl", redact=self.redactor.redact_obj),
+            sinks: list[Sink] = [JsonlSink(out / "events.jsonl", redact=self.redactor.redact_json),
                                  self.board.sink(task.key)]  # fmt: skip
             if self.board.mode == "github":
                 sinks.append(self._annotations())

@@ -26,6 +26,7 @@ to run GitHub workflow commands nor move the cursor with ANSI escapes.
 from __future__ import annotations
 
 import base64
+import json
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -100,6 +101,10 @@ class Redactor:
             for p, anchors in self._parts
         )
         self._subsets: dict[tuple[bool, ...], re.Pattern[str] | None] = {}
+        # every anchor, when each one is found in a JSON text wherever a string of it holds it
+        # (no character JSON escapes); None otherwise (:meth:`redact_json` then walks the object)
+        anchors = [a for _, group in self._parts for a in group]
+        self._json_anchors = anchors if all(_json_safe(a) for a in anchors) else None
 
     def _pattern_for(self, present: tuple[bool, ...]) -> re.Pattern[str] | None:
         """The alternatives of the full pattern that are ``present``, compiled once per such set
@@ -199,6 +204,20 @@ class Redactor:
             out.append(line)
         return "".join(out), masked
 
+    def redact_json(self, obj: Any) -> Any:
+        """:meth:`redact_obj` with one prefilter for the whole object: when no anchor occurs in
+        its JSON text, no string in it can be masked and ``obj`` itself comes back, unwalked
+        (an event's data: most events hold nothing to mask)."""
+        anchors = self._json_anchors
+        if anchors is not None and not isinstance(obj, str):
+            try:
+                text = json.dumps(obj, ensure_ascii=False)
+            except (TypeError, ValueError):
+                return self.redact_obj(obj)
+            if not any(a.search(text) if isinstance(a, re.Pattern) else a in text for a in anchors):
+                return obj
+        return self.redact_obj(obj)
+
     def redact_obj(self, obj: Any) -> Any:
         """A copy of JSON-able ``obj`` with every string (keys too) redacted."""
         if isinstance(obj, str):
@@ -211,6 +230,15 @@ class Redactor:
         if isinstance(obj, (list, tuple)):
             return [self.redact_obj(v) for v in obj]
         return obj
+
+
+def _json_safe(anchor: str | re.Pattern[str]) -> bool:
+    """Whether ``anchor`` occurs in the JSON text of any string holding it: a literal without
+    a quote, a backslash or a control character (JSON escapes those), or the
+    case-insensitive ``authorization``."""
+    if isinstance(anchor, re.Pattern):
+        return anchor is _AUTHORIZATION
+    return not any(ch in '"\\' or ord(ch) < 0x20 for ch in anchor)
 
 
 def _trie_pattern(words: Iterable[str]) -> str:

@@ -94,7 +94,7 @@ def _sinks(
     def sanitize(text: str) -> str:
         return neutralise_workflow_commands(redactor.redact(text))
 
-    lines = EventLines(redactor.redact_obj)  # one redaction per event for both JSONL sinks
+    lines = EventLines(redactor.redact_json)  # one redaction per event for both JSONL sinks
     sinks: list[Sink] = [JsonlSink(out_dir / "events.jsonl", lines=lines)]
     if not opts.quiet and console:
         sinks.append(open_console_sink(sys.stderr, sanitize=sanitize, verbose=opts.verbose))

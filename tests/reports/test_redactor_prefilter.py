@@ -59,3 +59,29 @@ def test_a_token_on_one_line_of_a_long_output_is_masked() -> None:
     out = REDACTOR.redact(text)
     assert "url = 'https://bot:***@h/x'" in out
     assert out.count("\n") == text.count("\n")
+
+
+JSON_REDACTOR = Redactor(["hunter2hunter2", "p@ss:w/rd+=="])  # no value JSON would escape
+
+objects = st.recursive(
+    st.one_of(texts, st.integers(), st.booleans(), st.none()),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(texts, inner, max_size=4)),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(objects)
+def test_the_whole_object_prefilter_masks_what_redact_obj_masks(obj: object) -> None:
+    for redactor in (JSON_REDACTOR, REDACTOR, Redactor()):  # REDACTOR: a multi-line value
+        assert redactor.redact_json(obj) == redactor.redact_obj(obj)
+
+
+def test_an_object_without_any_anchor_comes_back_unwalked() -> None:
+    data = {"type": "tool_call_response", "output": "def add(a, b):\n    return a + b\n"}
+    assert JSON_REDACTOR.redact_json(data) is data
+
+
+def test_a_value_with_a_quote_is_masked_inside_an_object() -> None:
+    quoted = Redactor(['pa"ss\\word9'])
+    assert quoted.redact_json({"out": ['x pa"ss\\word9 y']}) == {"out": ["x *** y"]}
