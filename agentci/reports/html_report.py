@@ -191,6 +191,13 @@ def _task_view(
 _MARKUP = frozenset("&<>\"'")
 
 
+def warm_up() -> None:
+    """Load what rendering the page takes (the compiled template, the markdown renderer), so
+    that a run can do it while it waits for the model rather than after its last answer."""
+    page_template()
+    markdown_html("")
+
+
 def render_report_html(
     run: RunReport, log: EventLog, *, patch: dict[str, str] | None, redactor: Redactor
 ) -> str:

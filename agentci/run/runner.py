@@ -195,9 +195,11 @@ class Runner:
 
     def _warm_up(self) -> None:
         """Import the live models' SDK in a worker thread, so that it overlaps the workspace,
-        setup and the baseline verify instead of delaying the first request. Not for a task
-        whose verify may end it before any model call (``skip_if_passing``: a pre-commit hook
-        on a clean file would pay for an SDK it never uses)."""
+        setup and the baseline verify instead of delaying the first request; then, when the
+        run writes report.html, the page's renderer, which then loads while the run waits for
+        the model rather than after its last answer (the writer, forked, inherits it). Not for
+        a task whose verify may end it before any model call (``skip_if_passing``: a pre-commit
+        hook on a clean file would pay for an SDK it never uses)."""
         models = [
             name
             for plan in self.plans
@@ -207,7 +209,8 @@ class Runner:
         if self.workers is None or all(is_offline(name) for name in models):
             return
         # errors are left for the first call, which imports the SDK again
-        self._warming = asyncio.get_running_loop().run_in_executor(None, _quietly, warm_up, models)
+        page = "report.html" in self.optional
+        self._warming = asyncio.get_running_loop().run_in_executor(None, _warm, models, page)
 
     async def _finish(self, report: RunReport, patches: dict[str, str]) -> None:
         """Write the outputs off the event loop, then ``run_finished`` (see the module doc)."""
@@ -246,9 +249,15 @@ class Runner:
         self.emitter.emit(_run_finished(report))
 
 
-def _quietly(job: Callable[[list[str]], None], models: list[str]) -> None:
+def _warm(models: list[str], page: bool) -> None:
     with contextlib.suppress(Exception):
-        job(models)
+        warm_up(models)
+    if page:
+        with contextlib.suppress(Exception):
+            # deferred: the page's renderer loads only for a run that writes it
+            from agentci.reports.html_report import warm_up as warm_page
+
+            warm_page()
 
 
 def _refuse_outputs(report: RunReport, moved: list[Path], emitter: Emitter) -> None:
