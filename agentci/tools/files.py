@@ -2,32 +2,33 @@
 
 Every path is resolved inside the workspace at the moment of use; files are opened with
 ``O_NOFOLLOW`` and the open descriptor is checked again, so a symlink planted by a command
-mid-run cannot lead outside. Protected paths are refused here too, whatever the policy said.
+mid-run cannot lead outside. Protected paths are refused here too, whatever the policy said
+(the reads and writes themselves: :mod:`agentci.tools.file_io`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import stat
-import tempfile
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentci.errors import ToolFailure
 from agentci.policy.access import Access
 from agentci.policy.gitconfig import is_config_file, sanitise
-from agentci.policy.paths import Protected, anchored, resolve, verify_fd
+from agentci.policy.paths import resolve
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
+from agentci.tools.file_io import (
+    MAX_READ_BYTES,
+    atomic_write,
+    not_utf8_note,
+    read_bytes,
+    refuse_lossy_overwrite,
+    refuse_saved_output,
+    write_in_thread,
+)
 from agentci.tools.globs import NameGlobs
-from agentci.tools.truncation import SAVED_PREFIX
 
-T = TypeVar("T")
-MAX_READ_BYTES = 20 << 20
 MAX_LINES = 2000
 MAX_LINE_CHARS = 2000
 MAX_ENTRIES = 1000
@@ -35,115 +36,6 @@ MAX_ENTRIES = 1000
 
 class _Args(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-def read_bytes(ctx: ToolContext, real: Path, limit: int = MAX_READ_BYTES) -> bytes:
-    """Read a regular file inside the workspace without following a final symlink."""
-    try:
-        fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
-        raise ToolFailure("file not found") from None
-    except OSError as exc:
-        raise ToolFailure(f"cannot open: {exc.strerror}") from None
-    with os.fdopen(fd, "rb") as fh:
-        st = verify_fd(ctx.workspace, fh.fileno())
-        if not stat.S_ISREG(st.st_mode):
-            raise ToolFailure("not a regular file")
-        if st.st_size > limit:
-            raise ToolFailure(f"file is too large ({st.st_size} bytes, limit {limit})")
-        return fh.read(limit + 1)
-
-
-def refuse_saved_output(rel: str) -> None:
-    """``@tool-outputs/`` names saved tool outputs: read-only, and never a workspace file."""
-    if rel.startswith(SAVED_PREFIX) or rel == SAVED_PREFIX.rstrip("/"):
-        raise ToolFailure(f"{rel}: {SAVED_PREFIX} names saved tool outputs, which are read-only")
-
-
-def check_writable(ctx: ToolContext, real: Path, rel: str) -> None:
-    """Refuse protected paths (``.git``, ``.agentci``, ``ctx.protected`` globs) and the saved
-    tool outputs' names."""
-    refuse_saved_output(rel)
-    guard = Protected(ctx.workspace, workflows=False)
-    why = guard.why(real, rel)
-    if not why and ctx.protected and anchored(ctx.protected).match_file(rel):
-        why = rel
-    if why:
-        more = guard.explain(why)
-        raise ToolFailure(f"{rel} is a protected path ({why}){more}; the agent may not write it")
-
-
-def atomic_write(ctx: ToolContext, real: Path, rel: str, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``real`` and rename it into place."""
-    check_writable(ctx, real, rel)
-    parent = real.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    again = resolve(ctx.workspace, str(parent))  # a symlink planted meanwhile?
-    if again.real != parent:
-        raise ToolFailure("the directory changed while writing")
-    mode = 0o644
-    with contextlib.suppress(FileNotFoundError):
-        st = os.lstat(real)
-        if stat.S_ISDIR(st.st_mode):
-            raise ToolFailure(f"{rel} is a directory")
-        mode = stat.S_IMODE(st.st_mode)
-    fd, tmp = tempfile.mkstemp(dir=parent, prefix=".agentci-tmp-")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, real)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
-async def write_in_thread(func: Callable[..., T], *args: Any) -> T:
-    """Run a writing ``func`` in a worker thread, to its end even when the task is cancelled
-    meanwhile (wall clock, SIGTERM): the cancellation goes on only after the thread is done, so
-    no half-done write — a temporary file beside its target — is left for the final snapshot."""
-    work = asyncio.ensure_future(asyncio.to_thread(func, *args))
-    try:
-        return await asyncio.shield(work)
-    except asyncio.CancelledError:
-        with contextlib.suppress(Exception):
-            await work
-        raise
-
-
-def not_utf8_note(data: bytes) -> str:
-    """A first line telling the model the file is not UTF-8 (``""`` when it is)."""
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        return (
-            f"[not UTF-8: bytes that are not valid UTF-8 (the first on line {line}) are shown "
-            "as U+FFFD (\ufffd); write_file refuses content with U+FFFD for this file, and "
-            "replace keeps those bytes but cannot match them — change such lines with "
-            "run_shell_command]\n"
-        )
-    return ""
-
-
-def refuse_lossy_overwrite(ctx: ToolContext, real: Path, rel: str, content: str) -> None:
-    """Refuse to overwrite a file that is not UTF-8 with text holding U+FFFD: that is
-    read_file's stand-in for bytes it could not decode, and writing it destroys them."""
-    if "\ufffd" not in content:
-        return
-    try:
-        old = read_bytes(ctx, real)
-    except ToolFailure:
-        return  # a new, unreadable or oversized file: nothing read_file could have shown
-    if not_utf8_note(old):
-        raise ToolFailure(
-            f"{rel} holds bytes that are not UTF-8, which read_file shows as U+FFFD; this "
-            "content contains U+FFFD and would replace them. Use replace for the lines you "
-            "change (it keeps those bytes), or run_shell_command"
-        )
 
 
 class ReadFile(Tool):
