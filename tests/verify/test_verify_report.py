@@ -7,9 +7,8 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from verify_helpers import CALC, PATH_ENV
+from verify_helpers import CALC, PATH_ENV, verify_child_env
 
-from agentci.policy.env import child_env
 from agentci.policy.sandbox import Sandbox, bwrap_problem, make_sandbox
 from agentci.recipe.verify_config import Verify
 from agentci.verify.run import VerifyRun, run_verify
@@ -21,7 +20,7 @@ SECRET_REPORT = '<testsuite><testcase classname="host" name="secret-d41d8cd9"/><
 
 def _run(repo: Path, tmp: Path, sandbox: Sandbox | None = None, **verify: object) -> VerifyRun:
     tmp.mkdir(exist_ok=True)
-    env = child_env(source=PATH_ENV | {"HOME": str(tmp)})
+    env = verify_child_env(tmp)
     spec = Verify.model_validate(verify)
     return asyncio.run(
         run_verify(spec, workspace=repo, env=env, tmp_dir=tmp, label="t", sandbox=sandbox)

@@ -5,16 +5,15 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from verify_helpers import CALC, PATH_ENV
+from verify_helpers import CALC, verify_child_env
 
-from agentci.policy.env import child_env
 from agentci.recipe.verify_config import Verify
 from agentci.verify.feedback import failures_text, template_vars
 from agentci.verify.run import parse_junit, run_verify
 
 
 def _run(repo: Path, tmp: Path, **verify: object):
-    env = child_env(source=PATH_ENV | {"HOME": str(tmp)})
+    env = verify_child_env(tmp)
     spec = Verify.model_validate({"command": "python -m pytest -q", **verify})
     return asyncio.run(run_verify(spec, workspace=repo, env=env, tmp_dir=tmp, label="t"))
 

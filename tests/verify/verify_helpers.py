@@ -14,6 +14,7 @@ import yaml
 from lean_pytest import NO_PLUGIN_AUTOLOAD, without_plugin_autoload
 
 from agentci.events import types as ev
+from agentci.policy.env import child_env
 from agentci.providers.base import TextPart
 from agentci.providers.scripted import Reply, ScriptedProvider, call
 from agentci.recipe.schema import Recipe
@@ -27,6 +28,12 @@ ROOT = Path(__file__).parents[2]
 PATH_ENV = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
 #: The environment of an ``agentci run`` subprocess whose recipe passes NO_PLUGIN_AUTOLOAD on.
 VERIFY_ENV = {**PATH_ENV, **NO_PLUGIN_AUTOLOAD}
+
+
+def verify_child_env(home: Path) -> dict[str, str]:
+    """The environment a task gives verify (``child_env``), as for a recipe passing
+    NO_PLUGIN_AUTOLOAD on: the venv first on PATH, ``home`` as HOME."""
+    return child_env(list(NO_PLUGIN_AUTOLOAD), source=VERIFY_ENV | {"HOME": str(home)})
 
 
 TESTS = (
