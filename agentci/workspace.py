@@ -207,6 +207,10 @@ def _worktree(src: Path, named: str) -> PreparedWorkspace:
     admin = worktree_admin(wt)
 
     def cleanup() -> None:
+        # the files, then git's entry for this worktree alone (no prune): no git process
+        shutil.rmtree(tmp, ignore_errors=True)
+        if admin is not None and forget_worktree(admin, tmp):
+            return
         run_git(["worktree", "remove", "--force", str(wt)], cwd=top, repo=git_dir)
         shutil.rmtree(tmp, ignore_errors=True)
         if admin is not None:  # `remove` failed: unregister this worktree alone (no prune)

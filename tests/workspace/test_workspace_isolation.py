@@ -85,6 +85,7 @@ def test_worktree_of_head(tmp_path: Path) -> None:
         assert pw.path.name == "src" and (pw.path / "m.py").read_text() == "x = 1\n"
         assert (wt_root / "README").read_text() == "hi\n"  # HEAD, not the dirty file
         assert str(wt_root) in git(repo, "worktree", "list")
+        assert pw.base_commit == git(repo, "rev-parse", "HEAD").strip()
     finally:
         pw.cleanup()
     assert not wt_root.exists()
