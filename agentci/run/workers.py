@@ -49,4 +49,4 @@ class LoopWorkers:
                 return True
             if self._loop.time() >= deadline:
                 return False
-            await asyncio.sleep(0.005)
+            await asyncio.sleep(0.001)  # an idle thread ends within a millisecond or so
