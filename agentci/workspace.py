@@ -156,8 +156,10 @@ def _copy(src: Path) -> PreparedWorkspace:
 def _borrow_objects(src: Path, copy_git: Path) -> None:
     """Let the copy's new repository read the objects of the repository ``src`` is in, so that
     ``git add -A`` in the copy stores only what the original does not have (creating one file
-    per object costs as much as copying the file). git only reads an alternate object store:
-    the copy's own objects, the agent's included, are written in the copy. Nothing is borrowed
+    per object costs as much as copying the file). git stores nothing in an alternate object
+    store (it may refresh the time stamp of an object file it finds there, as ``git add`` in
+    the original would): the copy's own objects, the agent's included, are written in the
+    copy. Nothing is borrowed
     from a repository whose objects are not SHA-1 (the copy's format) or whose path cannot be
     written on one line."""
     found = find_repo_dirs(src)
