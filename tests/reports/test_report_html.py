@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 from browser import find_browser, render
+from lean_pytest import NO_PLUGIN_AUTOLOAD, without_plugin_autoload
 
 from agentci.testing.cli import Run, run_recipe
 
@@ -105,8 +106,9 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
         "policy": {"rules": [{"tool": "run_shell_command", "command": "echo", "decision": "allow"}]},
         "guards": {"max_changed_files": 5},
     }  # fmt: skip
+    recipe["policy"] = without_plugin_autoload(recipe.get("policy"))  # tests/lean_pytest.py
     (root / "recipe.yaml").write_text(yaml.safe_dump(recipe, sort_keys=False))
-    env = {**PATH_ENV, "AGENTCI_TEST_TOKEN": CANARY}
+    env = {**PATH_ENV, **NO_PLUGIN_AUTOLOAD, "AGENTCI_TEST_TOKEN": CANARY}
     return run_recipe(root / "recipe.yaml", root / "out", cwd=repo, env=env)
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 from browser import find_browser, render
+from lean_pytest import NO_PLUGIN_AUTOLOAD, without_plugin_autoload
 from test_report_html import PATH_ENV, Page, _repo, _shell
 
 from agentci.testing.cli import Run, run_recipe
@@ -54,8 +55,11 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
                    "attempts": 2},
         "guards": {"forbid_test_edits": ["test_*.py"]},
     }  # fmt: skip
+    recipe["policy"] = without_plugin_autoload(recipe.get("policy"))  # tests/lean_pytest.py
     (root / "recipe.yaml").write_text(yaml.safe_dump(recipe, sort_keys=False))
-    return run_recipe(root / "recipe.yaml", root / "out", cwd=repo, env=PATH_ENV)
+    return run_recipe(
+        root / "recipe.yaml", root / "out", cwd=repo, env={**PATH_ENV, **NO_PLUGIN_AUTOLOAD}
+    )
 
 
 @pytest.fixture(scope="module")
