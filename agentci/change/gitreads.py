@@ -56,16 +56,19 @@ def walk_workspace(b: Baseline) -> tuple[list[str], list[str]]:
             continue
         for entry in entries:
             name = entry.name
-            if name == ".git":
+            if name == ".git":  # git never walks into an entry of that name
                 if here != top:
                     repos.append(os.path.relpath(here, top).replace(os.sep, "/"))
-            elif name in GIT_READS:
+                continue
+            if name in GIT_READS:
                 try:
                     if _blocks(entry.stat(follow_symlinks=False).st_mode):
                         found.append(os.path.relpath(entry.path, top).replace(os.sep, "/"))
+                        continue
                 except OSError:
                     continue
-            elif entry.is_dir(follow_symlinks=False) and entry.path not in skip:
+            # a folder named as in GIT_READS is walked too: git walks into it like any other
+            if entry.is_dir(follow_symlinks=False) and entry.path not in skip:
                 stack.append(entry.path)
     return sorted(found), sorted(repos)
 

@@ -33,6 +33,22 @@ def test_a_named_pipe_git_would_read_stops_the_snapshot_at_once(tmp_path: Path, 
     assert f": {pipe}; git would wait on them for ever" in err.value.reason
 
 
+@pytest.mark.parametrize("folder", [".gitattributes", "sub/.gitignore", ".gitmodules"])
+def test_a_named_pipe_inside_a_folder_named_as_a_file_git_reads(
+    tmp_path: Path, folder: str
+) -> None:
+    """git walks into a folder called ``.gitattributes`` like any other and opens the
+    ``.gitignore`` in it."""
+    ws = commit_repo(tmp_path / "r", {"app.py": "x = 1\n", "sub/keep.txt": "k\n"})
+    base = capture_baseline(ws)
+    (ws / folder).mkdir()
+    os.mkfifo(ws / folder / ".gitignore")
+    base.deadline = time.monotonic() + 5  # without the check, git meets the pipe
+    with pytest.raises(GitWouldBlock) as err:
+        changed_files(base)
+    assert f": {folder}/.gitignore; git would wait on them for ever" in err.value.reason
+
+
 def test_a_named_pipe_in_the_users_repository_stops_the_baseline(tmp_path: Path) -> None:
     ws = commit_repo(tmp_path / "r", {"app.py": "x = 1\n"})
     os.mkfifo(ws / ".gitignore")

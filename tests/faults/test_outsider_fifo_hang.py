@@ -1,6 +1,7 @@
 """Outsider faults: workspace content can make agentci hang for ever.
 
-A named pipe called ``.gitignore`` (in any folder) or ``.gitattributes`` (at the top) makes every
+A named pipe called ``.gitignore`` (in any folder, a folder named ``.gitattributes`` included) or
+``.gitattributes`` (at the top) makes every
 ``git add`` in that work tree block on ``open()`` until someone writes to the pipe. The agent can
 make one (a shell command under ``yolo``). agentci's snapshot (``git add -A`` in its private git dir) then
 blocks for good: ``budget.max_wall_seconds`` does not stop it, the run never ends, no
@@ -38,12 +39,22 @@ CASES = {
         {"policy": {"mode": "yolo"}},
         {"README.md": "# p\n"},
     ),
+    "agent_shell_mkfifo_in_a_gitattributes_folder": (
+        [
+            shell_call("mkdir .gitattributes && mkfifo .gitattributes/.gitignore"),
+            write_call("a.py", "x = 1\n"),
+            {"text": "done"},
+        ],
+        {"policy": {"mode": "yolo"}},
+        {"README.md": "# p\n"},
+    ),
 }
 
 
 PIPES = {
     "agent_shell_mkfifo": "sub/.gitignore",
     "agent_shell_mkfifo_gitattributes": ".gitattributes",
+    "agent_shell_mkfifo_in_a_gitattributes_folder": ".gitattributes/.gitignore",
 }
 
 
