@@ -26,6 +26,7 @@ Every problem the user can fix (missing path, not a git repository, no commit ye
 from __future__ import annotations
 
 import shutil
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -178,6 +179,12 @@ def _borrow_objects(src: Path, copy_git: Path) -> None:
     (info / "alternates").write_text(f"{store}\n", encoding="utf-8")
 
 
+#: Held while git adds a worktree or one is unregistered: tasks make and remove theirs in worker
+#: threads, and ``git worktree add`` reads every registered worktree's entry (one half deleted
+#: made it fail).
+_WORKTREES = threading.Lock()
+
+
 def _worktree(src: Path, named: str) -> PreparedWorkspace:
     top = ensure_git(src)
     if top is None:
@@ -194,12 +201,14 @@ def _worktree(src: Path, named: str) -> PreparedWorkspace:
     tmp = make_temp_dir("worktree")
     wt = tmp / (top.name or "worktree")
     try:
-        _run_git(["worktree", "add", "-q", "--detach", str(wt), commit], top, git_dir)
+        with _WORKTREES:
+            _run_git(["worktree", "add", "-q", "--detach", str(wt), commit], top, git_dir)
     except BaseException:
         half = worktree_admin(wt)
         shutil.rmtree(tmp, ignore_errors=True)
         if half is not None:
-            forget_worktree(half, tmp)
+            with _WORKTREES:
+                forget_worktree(half, tmp)
         raise
     rel = src.relative_to(top)
     path = (wt / rel).resolve()
@@ -211,12 +220,13 @@ def _worktree(src: Path, named: str) -> PreparedWorkspace:
     def cleanup() -> None:
         # the files, then git's entry for this worktree alone (no prune): no git process
         shutil.rmtree(tmp, ignore_errors=True)
-        if admin is not None and forget_worktree(admin, tmp):
-            return
-        run_git(["worktree", "remove", "--force", str(wt)], cwd=top, repo=git_dir)
-        shutil.rmtree(tmp, ignore_errors=True)
-        if admin is not None:  # `remove` failed: unregister this worktree alone (no prune)
-            forget_worktree(admin, tmp)
+        with _WORKTREES:
+            if admin is not None and forget_worktree(admin, tmp):
+                return
+            run_git(["worktree", "remove", "--force", str(wt)], cwd=top, repo=git_dir)
+            shutil.rmtree(tmp, ignore_errors=True)
+            if admin is not None:  # `remove` failed: unregister this worktree alone (no prune)
+                forget_worktree(admin, tmp)
 
     return PreparedWorkspace(path=path, original=src, isolation="worktree", _cleanup=cleanup,
                              base_commit=commit)  # fmt: skip

@@ -43,12 +43,13 @@ from agentci.run.verify_stage import ChangeCheck
 from agentci.spec import TaskSpec
 from agentci.tools.pick_engine import default_engine
 from agentci.verify.kept import keep_ignored
-from agentci.workspace import prepare_workspace
+from agentci.workspace import PreparedWorkspace, prepare_workspace
 
 if TYPE_CHECKING:
     from agentci.change.change import Change, Patch
     from agentci.context.memory import ProjectContext
     from agentci.loop.session import Session
+    from agentci.recipe.schema import Workspace
 
 Emit = Callable[[ev.Event], object]
 
@@ -122,14 +123,18 @@ class TaskRun:
             ws_config, override = self.plan.workspace, self.settings.workspace_override
             if override is not None:
                 ws_config = ws_config.model_copy(update={"path": str(override)})
-            workspace = prepare_workspace(ws_config, base_dir=self.settings.base_dir)
+            workspace = await self._prepare(ws_config)
             self._workspace = workspace.path
+            if self.signal_name is not None:  # it came while the workspace was made
+                raise asyncio.CancelledError
             self.fingerprint["base_commit"] = workspace.base_commit or head_commit(
                 workspace.original
             )
             refuse_inside_workspace(self.plan.out_dir, workspace.path)
             if workspace.isolation == "worktree":
-                self._check_worktree_base(workspace.original)
+                self._check_worktree_base(
+                    await asyncio.to_thread(worktree_base, workspace.original)
+                )
             elif workspace.isolation == "none":  # one run at a time edits a folder in place
                 lock_workspace(workspace.path)
             self._work = asyncio.ensure_future(self._work_on(workspace.path))
@@ -166,9 +171,22 @@ class TaskRun:
             await self._finish(report, int((time.monotonic() - started) * 1000))
             self.finished = report  # reported: a crash in the cleanup below keeps it
             self.sandboxes.cleanup()
-            if workspace is not None:
-                workspace.cleanup()
+            if workspace is not None:  # a worktree's or copy's files: off the event loop
+                await asyncio.to_thread(workspace.cleanup)
         return report
+
+    async def _prepare(self, config: Workspace) -> PreparedWorkspace:
+        """:func:`prepare_workspace` in a worker thread: a worktree's checkout or a copy runs
+        while a batch's other tasks go on. Cancelled meanwhile, the workspace is removed once
+        it is made."""
+        job = asyncio.ensure_future(
+            asyncio.to_thread(prepare_workspace, config, base_dir=self.settings.base_dir)
+        )
+        try:
+            return await asyncio.shield(job)
+        except asyncio.CancelledError:
+            job.add_done_callback(_remove_made)
+            raise
 
     async def _finish(self, report: TaskReport, duration_ms: int) -> None:
         """Fill in the report and say ``task_finished`` (agentci/run/task_finish.py)."""
@@ -190,9 +208,10 @@ class TaskRun:
             return (".agentci",)
         return (".agentci", out.relative_to(workspace).as_posix())
 
-    def _check_worktree_base(self, original: Path) -> None:
-        """``isolation: worktree`` starts from HEAD: say so when the original has more."""
-        base, dirty = worktree_base(original)
+    def _check_worktree_base(self, found: tuple[str, str]) -> None:
+        """``isolation: worktree`` starts from HEAD: say so when the original has more
+        (``found``: :func:`~agentci.change.patch.worktree_base` of the original)."""
+        base, dirty = found
         self.patch_base = base
         if dirty:
             message = (
@@ -326,3 +345,9 @@ class TaskRun:
                 context_files=self.context_files,
             )
         )
+
+
+def _remove_made(job: asyncio.Future[PreparedWorkspace]) -> None:
+    """Remove the workspace a cancelled :meth:`TaskRun._prepare` made after all."""
+    if not job.cancelled() and job.exception() is None:
+        job.result().cleanup()

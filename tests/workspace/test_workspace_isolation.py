@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -145,3 +146,20 @@ def test_what_git_writes_in_a_copy_stays_out_of_the_original(tmp_path: Path) -> 
         assert oid in _loose_objects(pw.path / ".git")
     assert _loose_objects(repo / ".git") == before
     assert git(repo, "status", "--porcelain") == ""
+
+
+def test_worktrees_made_and_removed_from_several_threads_at_once_all_work(tmp_path: Path) -> None:
+    """A batch's tasks make and remove their worktrees in worker threads, at the same time."""
+    repo = make_repo(tmp_path / "repo")
+
+    def cycle(_: int) -> str:
+        made = [prepare_workspace(Workspace(path="repo", isolation="worktree"), base_dir=tmp_path)
+                for _ in range(3)]  # fmt: skip
+        texts = [(pw.path / "src" / "m.py").read_text() for pw in made]
+        for pw in made:
+            pw.cleanup()
+        return "".join(texts)
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        assert list(pool.map(cycle, range(6))) == ["x = 1\n" * 3] * 6
+    assert git(repo, "worktree", "list", "--porcelain").count("worktree ") == 1
