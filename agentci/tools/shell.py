@@ -3,8 +3,10 @@
 The command runs in its own process group (in the bubblewrap sandbox when the task has
 one), with stdin from /dev/null, the allowlisted environment, a wall timeout and capped
 output. A command made only of built-in read-only commands runs at the same time as the
-turn's other reads (:mod:`agentci.policy.concurrent`). A non-zero exit is a successful tool result that shows the exit code; only a
-timeout or a failure to start is a tool error.
+turn's other reads (:mod:`agentci.policy.concurrent`). A non-zero exit is a successful tool
+result that shows the exit code; only a timeout or a failure to start is a tool error. The
+result is the exit code and the output, without the command and its folder: the call just
+above it in the history holds them.
 """
 
 from __future__ import annotations
@@ -73,7 +75,8 @@ class RunShellCommand(Tool):
             )
         except OSError as exc:
             raise ToolFailure(f"could not start the command: {exc}") from None
-        return command_result(f"Command: {args.command}\nDirectory: {cwd.rel}\n", res, timeout)
+        # the call above the result holds the command and its folder: not repeated here
+        return command_result("", res, timeout)
 
 
 def command_result(head: str, res: ProcessResult, timeout: float) -> ToolResult:

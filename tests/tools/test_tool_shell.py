@@ -40,6 +40,12 @@ def test_nonzero_exit_is_a_successful_result(h: Harness) -> None:
     assert resp.ok and resp.exit_code == 3
 
 
+def test_the_result_does_not_repeat_the_command_or_its_folder(h: Harness) -> None:
+    # the model's call, just above the result in the history, holds both
+    res = h.sh("echo hello", dir_path="src")
+    assert res.output == "Exit code: 0\nOutput:\nhello\n"
+
+
 def test_dir_path_and_stdin_is_devnull(h: Harness, ws: Path) -> None:
     res = h.sh("pwd; cat; echo done", dir_path="src")  # `cat` ends at once on /dev/null's EOF
     assert f"{ws}/src" in res.output and "done" in res.output
