@@ -33,7 +33,7 @@ def test_a_1mb_shell_output_is_saved_whole_and_the_model_sees_head_tail_and_its_
         [
             Reply(calls=[call("run_shell_command", command="python3 gen.py")]),
             Reply(calls=[call("read_file", file_path="@tool-outputs/0001-run_shell_command.txt",
-                              start_line=10004, end_line=10006)]),
+                              start_line=10002, end_line=10004)]),
             Reply(text="done"),
         ]
     )  # fmt: skip
@@ -54,8 +54,8 @@ def test_a_1mb_shell_output_is_saved_whole_and_the_model_sees_head_tail_and_its_
     (ranged,) = results(provider, 2)
     assert ranged.error is None
     body = ranged.output.splitlines()
-    # the saved file starts with the tool's 4 header lines (command, directory, exit, output)
-    assert body[0].startswith("[truncated: showing lines 10004-10006 of 20004;")
+    # the saved file starts with the tool's 2 header lines (exit code, output)
+    assert body[0].startswith("[truncated: showing lines 10002-10004 of 20002;")
     assert body[1:] == [
         "line 010000 ***" + "." * (38 - len(CANARY)),
         "line 010001 " + "." * 38,
