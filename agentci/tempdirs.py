@@ -21,9 +21,16 @@ PREFIX = "agentci-"
 _NAME = re.compile(r"^agentci-(?P<kind>[a-z]+)-(?P<pid>\d+)-")
 
 
-def make_temp_dir(kind: str) -> Path:
-    """A new temp folder ``agentci-<kind>-<pid>-…`` (see the module docstring)."""
-    return Path(tempfile.mkdtemp(prefix=f"{PREFIX}{kind}-{os.getpid()}-"))
+#: A memory file system for short-lived folders of many small files, when there is one.
+SHM = Path("/dev/shm")
+
+
+def make_temp_dir(kind: str, *, in_memory: bool = False) -> Path:
+    """A new temp folder ``agentci-<kind>-<pid>-…`` (see the module docstring); with
+    ``in_memory``, in :data:`SHM` when it is a writable folder (creating and removing many
+    small files there costs a tenth of what it costs on a disk)."""
+    where = str(SHM) if in_memory and os.access(SHM, os.W_OK | os.X_OK) else None
+    return Path(tempfile.mkdtemp(prefix=f"{PREFIX}{kind}-{os.getpid()}-", dir=where))
 
 
 def _alive(pid: int) -> bool:
@@ -76,13 +83,14 @@ def _worktree_admins(folder: Path) -> list[Path]:
 
 
 def prune_leftovers(tmp: Path | None = None) -> list[Path]:
-    """Delete the temp folders of agentci runs that no longer exist; returns them."""
-    base = Path(tmp or tempfile.gettempdir())
+    """Delete the temp folders of agentci runs that no longer exist (in ``tmp``; by default
+    the system temp dir and :data:`SHM`); returns them."""
+    bases = [Path(tmp)] if tmp else [Path(tempfile.gettempdir()), SHM]
     removed: list[Path] = []
-    try:
-        entries = list(base.iterdir())
-    except OSError:
-        return removed
+    entries: list[Path] = []
+    for base in bases:
+        with contextlib.suppress(OSError):
+            entries += list(base.iterdir())
     for entry in entries:
         m = _NAME.match(entry.name)
         if not m or _alive(int(m.group("pid"))):

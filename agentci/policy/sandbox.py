@@ -12,7 +12,8 @@ and the agent's own ``git``. Inside:
   path is a mount point there too (:meth:`Sandbox.pinned_folders`), so renaming a folder above
   it cannot move the protected path away and put a writable one in its place;
 * a private ``/tmp`` (holding only, read-only, the virtualenv or tool folders under ``/tmp``
-  that ``PATH``/``VIRTUAL_ENV`` name: :mod:`agentci.policy.private_tmp`), ``/proc`` in a new PID namespace (agentci's environment and processes are
+  that ``PATH``/``VIRTUAL_ENV`` name: :mod:`agentci.policy.private_tmp`, and the bytecode store
+  at the ``PYTHONPYCACHEPREFIX`` folder: :mod:`agentci.policy.pyc_cache`), ``/proc`` in a new PID namespace (agentci's environment and processes are
   not visible), a user namespace where the kernel allows one, and **no capabilities**
   (``--cap-drop ALL``: even as root, nothing can be unmounted or remounted writable);
 * without network (``--unshare-net``: loopback only) unless ``network`` asks for it;
@@ -42,6 +43,7 @@ from agentci.hostprog import host_program
 from agentci.policy.gitconfig import sanitised_copies
 from agentci.policy.paths import is_below
 from agentci.policy.private_tmp import tool_dirs_under_tmp
+from agentci.policy.pyc_cache import SANDBOX_PREFIX, store_dir
 from agentci.policy.socket_filter import filter_fd, socket_filter_problem
 
 #: Protected folders mounted read-only, created as empty placeholders when absent.
@@ -63,6 +65,8 @@ class Sandbox:
     overlays: tuple[tuple[Path, Path], ...] = field(default_factory=tuple)  # (copy, original)
     tmp_tools: tuple[Path, ...] = field(default_factory=tuple)  # kept from the host's /tmp
     binds: tuple[tuple[Path, Path], ...] = field(default_factory=tuple)  # (private, target)
+    pycache: Path | None = None  # the bytecode store, read-only at SANDBOX_PREFIX
+    pycache_view: Path | None = None  # instead: this writable view there, the store read-only
 
     def but(
         self,
@@ -104,6 +108,11 @@ class Sandbox:
         args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
         for p in self.tmp_tools:  # before the workspace: a workspace inside stays writable
             args += ["--ro-bind", str(p), str(p)]
+        if self.pycache is not None and self.pycache_view is not None:
+            args += ["--ro-bind", str(self.pycache), str(self.pycache)]
+            args += ["--bind", str(self.pycache_view), SANDBOX_PREFIX]
+        elif self.pycache is not None:
+            args += ["--ro-bind", str(self.pycache), SANDBOX_PREFIX]
         args += ["--bind", ws, ws]
         for p in self.writable:
             args += ["--bind", str(p), str(p)]
@@ -268,5 +277,15 @@ def make_sandbox(
         placeholders=tuple(made),
         overlays=tuple(sanitised_copies(ws)),
         tmp_tools=tool_dirs_under_tmp(os.environ if env is None else env),
+        pycache=_usable_store(ws),
     )
     return box, None
+
+
+def _usable_store(workspace: Path) -> Path | None:
+    """The bytecode store (:mod:`agentci.policy.pyc_cache`), unless it lies in the workspace
+    or the workspace in it (the sandbox could write it there)."""
+    store = store_dir()
+    if store is None or is_below(store, workspace) or is_below(workspace, store):
+        return None
+    return store

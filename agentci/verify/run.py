@@ -4,7 +4,8 @@ The command runs in the workspace with the tools' clean environment (:func:`chil
 a wall timeout, outside the agent's policy (it is the recipe author's command) but inside the
 sandbox when there is one: it runs tests the agent may have written. Its network is
 ``verify.network`` (default: ``policy.network``); agentci's temporary folder for the JUnit
-report is the only writable place outside the workspace.
+report and the run's private view of the bytecode store (below) are the only writable places
+outside the workspace.
 
 Per-test outcomes come from a JUnit XML file, parsed with junitparser:
 
@@ -21,7 +22,9 @@ size capped.
 
 Verify runs with ``PYTHONDONTWRITEBYTECODE=1``, ``RUFF_NO_CACHE=true`` and
 ``MYPY_CACHE_DIR=/dev/null``, so checking the workspace adds no caches to it (or to the patch),
-and no cache can make a later run stale.
+and no cache can make a later run stale. In the sandbox, Python's bytecode comes from
+agentci's read-only store instead (:mod:`agentci.policy.pyc_cache`): the run writes bytecode
+only into a private view of it, whose names say what to add to the store afterwards.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ from typing import TYPE_CHECKING, Literal
 
 from junitparser import Error, Failure, JUnitXml, JUnitXmlError, Skipped, TestSuite
 
+from agentci.policy.pyc_cache import remove_view
+from agentci.policy.pyc_fill import fill_from_view, pyc_view
 from agentci.process import run_process
 from agentci.recipe.verify_config import Verify
 from agentci.verify.report import ReportPlace, ReportUnreadable, report_place
@@ -184,6 +189,7 @@ async def run_verify(
     run_env = verify_env(env, verify, pytest_report, tmp_dir)
     if select is not None:
         run_env = select.env(run_env, tmp_dir)
+    box, view = pyc_view(box, run_env, verify.command)
     try:
         result = await run_process(
             verify.command,
@@ -204,7 +210,11 @@ async def run_verify(
         )
         if place is not None:
             _read_junit(run, place)
+        if view is not None and box is not None:
+            await fill_from_view(view, box, verify.command)
     finally:
+        if view is not None:
+            remove_view(view)
         if place is not None:
             place.finish()
     if run.passed and run.failing:  # exit 0 but the report lists failures: trust the report
