@@ -48,8 +48,8 @@ SANDBOX_PREFIX = "/tmp/agentci-pycache"
 MAX_ENTRIES = 60_000
 #: At most this many names are learned from one verify run.
 MAX_LEARNED = 20_000
-#: A verify command whose last run taught the store nothing sees the store read-only (no
-#: view to make) for this long; then it learns again.
+#: A verify command whose program's last run taught the store nothing sees the store
+#: read-only (no view to make) for this long; then it learns again.
 QUIET_SECONDS = 24 * 3600
 #: The store's folder of those commands (hashes of their text; no .pyc, never a prefix path).
 QUIET = ".quiet"
@@ -110,7 +110,11 @@ def make_view(store: Path) -> Path:
 
 
 def _quiet_file(store: Path, command: str) -> Path:
-    return store / QUIET / hashlib.sha256(command.encode()).hexdigest()[:32]
+    """The note for ``command``'s program (its first word): a command that names the files
+    to check (the pre-commit hook's ``ruff check {{ files }}``) differs from run to run."""
+    words = command.split(maxsplit=1)
+    program = os.path.basename(words[0]) if words else ""
+    return store / QUIET / hashlib.sha256(program.encode()).hexdigest()[:32]
 
 
 def is_quiet(store: Path, command: str) -> bool:
