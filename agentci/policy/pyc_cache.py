@@ -10,10 +10,14 @@ so every process compiled everything it imported, the standard library and pytes
 The **store** (:func:`store_dir`: ``$AGENTCI_PYC_CACHE``, else ``~/.cache/agentci/pyc``) is
 what the prefix shows instead. It holds, by the prefix's layout, only:
 
-* links to the ``.pyc`` files that already sit beside sources **outside** the workspace (the
-  interpreter's own ``__pycache__``, a runner's virtualenv), checked against their source;
-* ``.pyc`` files agentci's interpreter compiled itself from such sources, hash-checked
-  (Python compares the source's hash on every import: a changed source is compiled again).
+* copies of the ``.pyc`` files that already sit beside sources **outside** the workspace (the
+  interpreter's own ``__pycache__``, a runner's virtualenv), checked against their source
+  and re-headed as hash-checked — copies, never links: that folder may lie inside a later
+  run's workspace;
+* ``.pyc`` files agentci's interpreter compiled itself from such sources, hash-checked.
+
+Python compares a hash-checked ``.pyc``'s source hash on every import: a changed source is
+compiled again, even one changed to the same size and modification time.
 
 Nothing under the workspace, agentci's temporary folders or ``/tmp`` (the sandbox's own) is
 ever entered. Every sandbox sees the store **read-only**. Only the fill step writes it: a

@@ -8,9 +8,12 @@ names a verify run learned and, for each source:
 
 * skips it unless it is a ``.py`` file outside every excluded folder (the workspace, the
   store, agentci's temporary folders), also after following links;
-* links the ``.pyc`` beside it (``__pycache__/<module>.<tag>.pyc``, outside the excluded
-  folders too) when its magic number is the one the verify run used and its header matches
-  the source (modification time and size, or the source's hash);
+* copies the code of the ``.pyc`` beside it (``__pycache__/<module>.<tag>.pyc``, outside the
+  excluded folders too) when its magic number is the one the verify run used and its header
+  matches the source (modification time and size, or the source's hash), under a new header
+  that makes it hash-checked: the store's entry never depends on a file outside the store
+  again (that folder may lie in a later run's workspace, where the agent could rewrite the
+  ``.pyc``), and a source changed later, even to the same size and time, is compiled again;
 * otherwise compiles the source itself into a hash-checked ``.pyc``, when the run's tag and
   magic number are those of agentci's interpreter.
 
@@ -40,7 +43,7 @@ import importlib.util, json, os, py_compile, stat, sys, _imp
 req = json.load(sys.stdin)
 store, excluded = req["store"], req["excluded"]
 own_tag, own_magic = sys.implementation.cache_tag, importlib.util.MAGIC_NUMBER.hex()
-counts = {"linked": 0, "compiled": 0, "skipped": 0}
+counts = {"copied": 0, "compiled": 0, "skipped": 0}
 
 def allowed(path):
     return not any(path == e or path.startswith(e.rstrip("/") + "/") for e in excluded)
@@ -82,15 +85,24 @@ for source, tag, magic in req["sources"]:
         head, name = os.path.split(source)
         dest = store + head + "/" + name[:-3] + "." + tag + ".pyc"
         beside = os.path.realpath(os.path.join(head, "__pycache__", name[:-3] + "." + tag + ".pyc"))
+        code = None
         try:
             with open(beside, "rb") as f:
-                ok = allowed(beside) and stat.S_ISREG(os.fstat(f.fileno()).st_mode)
-                ok = ok and matches(f.read(16), st, real, magic)
+                if allowed(beside) and stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                    data = f.read(64 << 20)
+                    if matches(data[:16], st, real, magic):
+                        code = data[16:]
         except OSError:
-            ok = False
-        if ok:
-            place(dest, lambda tmp: os.symlink(beside, tmp))
-            counts["linked"] += 1
+            code = None
+        if code is not None:
+            with open(real, "rb") as f:
+                source_hash = _imp.source_hash(int.from_bytes(bytes.fromhex(magic), "little"), f.read())
+            header = bytes.fromhex(magic) + (3).to_bytes(4, "little") + source_hash
+            def write(tmp, body=header + code):
+                with open(tmp, "xb") as out:
+                    out.write(body)
+            place(dest, write)
+            counts["copied"] += 1
         elif tag == own_tag and magic == own_magic:
             place(dest, lambda tmp: py_compile.compile(
                 real, cfile=tmp, dfile=source, doraise=True,
@@ -181,7 +193,7 @@ async def fill_from_view(view: Path, box: Sandbox, command: str) -> dict[str, in
     excluded = [box.workspace, *box.writable, *(source for source, _ in box.binds), view]
     names = [n for n in learned(view) if _may_fill(Path(n[0]), excluded, box.tmp_tools)]
     counts = await fill_store(box.pycache, names, like=box, excluded=excluded)
-    new = 0 if counts is None else counts.get("linked", 0) + counts.get("compiled", 0)
+    new = 0 if counts is None else counts.get("copied", 0) + counts.get("compiled", 0)
     mark_quiet(box.pycache, command, quiet=new == 0)
     return counts
 

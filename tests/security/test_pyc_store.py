@@ -8,6 +8,7 @@ imports that module in verify and must get the standard one.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -89,8 +90,13 @@ def test_code_run_by_verify_cannot_change_what_the_next_verify_imports(tmp_path:
 
     stdlib_dir = Path(os.__file__).parent
     entry = Path(f"{store}{stdlib_dir}/colorsys.{sys.implementation.cache_tag}.pyc")
-    assert entry.is_symlink()  # learned from the view's name, taken from beside the source
-    assert os.readlink(entry) == str(stdlib_dir / "__pycache__" / entry.name)
+    # learned from the view's name, copied from beside the source, never linked to it
+    beside = (stdlib_dir / "__pycache__" / entry.name).read_bytes()
+    assert not entry.is_symlink()
+    copied = entry.read_bytes()
+    assert copied[:4] == beside[:4] and int.from_bytes(copied[4:8], "little") == 3
+    assert copied[8:16] == importlib.util.source_hash((stdlib_dir / "colorsys.py").read_bytes())
+    assert copied[16:] == beside[16:]
 
     second = make_attack(tmp_path / "second", [{"text": "Nothing to do."}], recipe, CLEAN)
     again = second.run(env=env)
