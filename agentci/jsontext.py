@@ -15,9 +15,11 @@ every way such text can fail to be a document agentci reads into one :class:`Not
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 MAX_DEPTH = 200  # arrays/objects inside each other; agentci's own documents stay far below
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class NotJson(ValueError):
@@ -59,3 +61,19 @@ def deeper_than(value: Any, limit: int) -> bool:
             return True
         stack.extend((child, depth + 1) for child in children)
     return False
+
+
+def dumps(value: Any, **options: Any) -> str:
+    """``value`` as JSON text (``ensure_ascii=False``, other ``json.dumps`` options as given)
+    that always encodes as UTF-8.
+
+    A name that is not UTF-8 (bytes a Latin-1 tool wrote, ``b"caf\\xe9.txt"``) reaches Python
+    as a lone surrogate (``surrogateescape``: ``"caf\\udce9.txt"``), which UTF-8 cannot encode.
+    Such a character is written as its JSON escape (``\\udce9``): the text stays valid UTF-8
+    and valid JSON, and a JSON reader gets the same string back (``os.fsencode`` of it is the
+    file's real name).
+    """
+    text = json.dumps(value, ensure_ascii=False, **options)
+    if _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -25,6 +25,7 @@ Every problem the user can fix (missing path, not a git repository, no commit ye
 
 from __future__ import annotations
 
+import os
 import shutil
 import threading
 from collections.abc import Callable
@@ -176,7 +177,7 @@ def _borrow_objects(src: Path, copy_git: Path) -> None:
         return
     info = copy_git / "objects" / "info"
     info.mkdir(parents=True, exist_ok=True)
-    (info / "alternates").write_text(f"{store}\n", encoding="utf-8")
+    (info / "alternates").write_bytes(os.fsencode(store) + b"\n")  # a name not UTF-8 too
 
 
 #: Held while git adds a worktree or one is unregistered: tasks make and remove theirs in worker

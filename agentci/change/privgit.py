@@ -160,9 +160,10 @@ def add_alternate(pg: PrivateGit, objects: Path) -> None:
     """Let the private git dir read objects from another object store (read-only)."""
     alt = pg.git_dir / "objects" / "info" / "alternates"
     alt.parent.mkdir(parents=True, exist_ok=True)
-    lines = alt.read_text().splitlines() if alt.is_file() else []
-    if str(objects) not in lines and objects.is_dir():
-        alt.write_text("\n".join([*lines, str(objects)]) + "\n")
+    # a path is bytes to git: a folder name that is not UTF-8 is written back as its bytes
+    lines = alt.read_bytes().splitlines() if alt.is_file() else []
+    if os.fsencode(objects) not in lines and objects.is_dir():
+        alt.write_bytes(b"\n".join([*lines, os.fsencode(objects)]) + b"\n")
 
 
 def objects_dir(git_dir: Path) -> Path:

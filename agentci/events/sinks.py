@@ -13,7 +13,6 @@ without such space the log is closed to further lines and the outputs that still
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
+from agentci import jsontext
 from agentci.errors import LogUnwritable
 from agentci.events.console import ConsoleSink
 from agentci.events.lifecycle_events import RunFinished
@@ -178,7 +178,7 @@ class EventLines:
         if last is not None and last[0] is event:
             return last[1]
         data = self._redact(event.model_dump(mode="json"))
-        line = json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
+        line = jsontext.dumps(data, separators=(",", ":")) + "\n"  # not-UTF-8 names escaped
         self._last = (event, line)
         return line
 

@@ -26,6 +26,7 @@ from agentci.loop.window import ContextKeeper
 from agentci.providers.base import Message, ModelRequest, Part, TextPart, ToolResultPart, ToolSpec
 from agentci.recipe.model_config import ModelConfig
 from agentci.recipe.schema import Context
+from agentci.tools.not_utf8 import replaced
 from agentci.tools.scheduler import Scheduler
 from agentci.tools.submit import Answer
 
@@ -51,7 +52,7 @@ class Session:
         self.chat = chat
         self.scheduler = scheduler
         self.tools = tools
-        self.system = system
+        self.system = replaced(system)  # a checkout whose folder name is not UTF-8 (U+FFFD)
         self.model = model
         self.budget = budget
         self.price = price

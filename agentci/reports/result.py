@@ -29,10 +29,10 @@ and the ``run_finished`` event. The file is written atomically.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from agentci import jsontext
 from agentci.outcome import is_retryable
 from agentci.reports.atomic import write_text_atomic
 from agentci.reports.patchfacts import run_patch_facts
@@ -153,8 +153,9 @@ def all_runs(run: RunReport) -> dict[str, Any]:
 
 
 def dumps(data: Any) -> str:
-    """JSON text; anything not JSON-able becomes its ``str`` rather than an error."""
-    return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
+    """JSON text; anything not JSON-able becomes its ``str`` rather than an error, a name that
+    is not UTF-8 its ``\\udcXX`` escape (:func:`agentci.jsontext.dumps`)."""
+    return jsontext.dumps(data, indent=2, default=str) + "\n"
 
 
 def write_result(path: Path, run: RunReport) -> None:

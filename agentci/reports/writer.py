@@ -31,6 +31,7 @@ from collections.abc import Callable
 from html import escape
 from pathlib import Path
 
+from agentci import jsontext
 from agentci.events.sinks import tell
 from agentci.events.verify_events import VerifyResult
 from agentci.outcome import Status
@@ -286,9 +287,7 @@ def _write_histories(out_dir: Path, run: RunReport, redactor: Redactor) -> list[
         lines = task.history
 
         def render(lines: list[dict[str, object]] = lines) -> str:
-            return "".join(
-                json.dumps(redactor.redact_obj(m), ensure_ascii=False) + "\n" for m in lines
-            )
+            return "".join(jsontext.dumps(redactor.redact_obj(m)) + "\n" for m in lines)
 
         failed.append(
             _safely(

@@ -11,7 +11,7 @@ import os
 import stat
 import tempfile
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
 from agentci.errors import ToolFailure
@@ -64,7 +64,9 @@ def atomic_write(ctx: ToolContext, real: Path, rel: str, data: bytes) -> None:
     check_writable(ctx, real, rel)
     parent = real.parent
     parent.mkdir(parents=True, exist_ok=True)
-    again = resolve(ctx.workspace, str(parent))  # a symlink planted meanwhile?
+    # a symlink planted meanwhile? (``rel``, not the absolute path: the checkout's own folder
+    # name may be one no model-given name could be, such as bytes that are not UTF-8)
+    again = resolve(ctx.workspace, PurePosixPath(rel).parent.as_posix())
     if again.real != parent:
         raise ToolFailure("the directory changed while writing")
     mode = 0o644

@@ -34,6 +34,7 @@ from agentci.policy.rules import PolicyEngine
 from agentci.providers.base import ToolCallPart, ToolResultPart
 from agentci.tools.arg_depth import refusal
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
+from agentci.tools.not_utf8 import for_model
 from agentci.tools.truncation import truncate_middle
 
 if TYPE_CHECKING:
@@ -308,6 +309,9 @@ class Scheduler:
             result = ToolResult(error=f"timed out after {self.ctx.timeout_seconds:g}s")
         except Exception as exc:  # a tool bug must not end the run
             result = ToolResult(error=f"{type(exc).__name__}: {exc}")
+        # names that are not UTF-8: U+FFFD and a note, never a lone surrogate (not_utf8)
+        result.output = for_model(result.output) if result.output else result.output
+        result.error = for_model(result.error) if result.error else result.error
         if ctx.redact is not None:
             # once per output: the model, the after_tool hooks and the events all get this text
             result.output = ctx.redact(result.output) if result.output else result.output
