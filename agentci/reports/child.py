@@ -8,8 +8,12 @@ stays free, and on a signal the child is killed and the run's end written as ``c
 The child is forked only while agentci has one thread: it inherits the report and the patches
 as they are in memory (no copy, no pickling). With other threads alive (``batch``, a thread pool
 still running) a fork could copy a lock another thread holds and hang the child, so a new
-interpreter is started instead (``python -I -m agentci.reports.child``) and the report comes on
-its stdin, pickled. Either way the child calls :func:`~agentci.reports.writer.write_outputs` and
+interpreter is started instead and the report comes on its stdin, pickled. That interpreter is
+``python -I -S -c BOOTSTRAP``: no ``site`` (so no ``.pth`` file of agentci's environment, such as
+a project's editable install naming its ``src/`` in the workspace, and no ``sitecustomize``) and
+a ``sys.path`` of the standard library only until :data:`BOOTSTRAP` has set it to agentci's own
+(already without the workspace's folders) — nothing the agent wrote can be imported at any point,
+not even a module the standard library looks for and Linux lacks (``org``, ``msvcrt``). Either way the child calls :func:`~agentci.reports.writer.write_outputs` and
 sends back the list of files it could not write as JSON. A forked child first freezes the heap
 it inherits (``gc.freeze()``): a collection that walked the parent's objects would write to
 their pages and make the kernel copy most of the heap (about half of the child's CPU time). Every file is written atomically, so a
@@ -75,11 +79,12 @@ async def _in_new_interpreter(
     redactor: Redactor,
     optional: frozenset[str],
 ) -> list[str]:
-    # agentci's sys.path first (plain strings): the new interpreter's own holds again what
-    # .pth files name, such as a project's editable src/ that agentci removed at the start
-    data = pickle.dumps(list(sys.path)) + pickle.dumps((out_dir, run, patches, redactor, optional))
+    # agentci's sys.path (plain strings, without the workspace's folders agentci removed at the
+    # start) and package folder first: the new interpreter reads no .pth file (see BOOTSTRAP)
+    where = (list(map(str, sys.path)), str(Path(__file__).parents[1]))
+    data = pickle.dumps(where) + pickle.dumps((out_dir, run, patches, redactor, optional))
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-I", "-m", "agentci.reports.child",
+        sys.executable, "-I", "-S", "-c", BOOTSTRAP,
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
     )  # fmt: skip
     finished = False
@@ -98,12 +103,30 @@ async def _in_new_interpreter(
     return list(json.loads(answer))
 
 
+#: What the new interpreter runs (``-I -S``: its ``sys.path`` is the standard library's): it
+#: reads agentci's ``sys.path`` and the folder of the ``agentci`` package from stdin before it
+#: imports anything outside the standard library, loads the package from that folder (an
+#: editable install finds it through an import hook its ``.pth`` installs, which ``-S`` skips),
+#: then this module, whose :func:`main` reads the report.
+BOOTSTRAP = """\
+import importlib.util, pickle, sys
+path, package = pickle.load(sys.stdin.buffer)
+sys.path[:] = path
+sys.path_importer_cache.clear()
+spec = importlib.util.spec_from_file_location(
+    "agentci", package + "/__init__.py", submodule_search_locations=[package]
+)
+sys.modules["agentci"] = module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+from agentci.reports.child import main
+main()
+"""
+
+
 def main() -> None:
-    """The new interpreter's side: agentci's ``sys.path`` then the pickled report on stdin
-    (the path is in force before anything is unpickled or imported), the JSON list on stdout."""
+    """The new interpreter's side, after :data:`BOOTSTRAP` set agentci's ``sys.path``: the
+    pickled report on stdin, the JSON list on stdout."""
     stream = sys.stdin.buffer
-    sys.path[:] = [str(p) for p in pickle.load(stream)]  # noqa: S301 - our parent's
-    sys.path_importer_cache.clear()
     out_dir, run, patches, redactor, optional = pickle.load(stream)  # noqa: S301 - our parent's
     _child(sys.stdout.fileno(), out_dir, run, patches, redactor, optional)
 
@@ -155,7 +178,3 @@ def _remove_temp_files(out_dir: Path, pid: int) -> None:
     for path in Path(out_dir).rglob(f".*{TEMP_MARKER}{pid}-*"):
         with contextlib.suppress(OSError):
             path.unlink()
-
-
-if __name__ == "__main__":
-    main()

@@ -22,7 +22,7 @@ from agentci.testing.repo import git
 AUDITED = """
 import sys
 def hook(event, args):
-    if event == "subprocess.Popen" and "agentci.reports.child" in map(str, args[1] or ()):
+    if event == "subprocess.Popen" and any("agentci.reports.child" in str(a) for a in args[1] or ()):
         with open(SEEN, "a") as f:
             f.write("interpreter\\n")
 SEEN = sys.argv[1]

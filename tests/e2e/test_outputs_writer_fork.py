@@ -37,7 +37,7 @@ def note(kind):
 def hook(event, args):
     if event == "os.fork":
         note("fork")
-    elif event == "subprocess.Popen" and "agentci.reports.child" in map(str, args[1] or ()):
+    elif event == "subprocess.Popen" and any("agentci.reports.child" in str(a) for a in args[1] or ()):
         note("interpreter")
 SEEN = sys.argv[1]
 sys.addaudithook(hook)
