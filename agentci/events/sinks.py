@@ -25,6 +25,7 @@ from agentci.errors import LogUnwritable
 from agentci.events.console import ConsoleSink
 from agentci.events.lifecycle_events import RunFinished
 from agentci.events.reserve import release_reserve
+from agentci.events.stdout_product import StdoutProduct
 from agentci.events.types import Event
 from agentci.events.warning_events import WarningEvent
 
@@ -43,7 +44,7 @@ def tell(line: str) -> None:
         pass
 
 
-def _silence(stream: Any) -> None:
+def silence(stream: Any) -> None:
     """Point a failed console stream at /dev/null, so the interpreter's last flush of what is
     still buffered cannot fail at exit (which would print a warning and exit 120)."""
     try:
@@ -116,7 +117,7 @@ class Emitter:
         stderr instead when the failed event was ``run_finished``, which stays the last line)."""
         self.sinks.remove(sink)
         stream = getattr(sink, "stream", None)
-        _silence(stream)
+        silence(stream)
         where = getattr(stream, "name", None) or "a closed stream"
         message = (
             f"{type(sink).__name__} on {where} dropped ({type(err).__name__}: {err}); "
@@ -134,7 +135,7 @@ class Emitter:
             except Exception:  # noqa: BLE001 - same rule as emit: only the log counts
                 if getattr(sink, "essential", False):
                     raise
-                _silence(getattr(sink, "stream", None))
+                silence(getattr(sink, "stream", None))
 
 
 def _write_after_release(sink: Sink, event: Event) -> bool:
@@ -228,13 +229,20 @@ class StreamJsonlSink:
         *,
         redact: Callable[[Any], Any] = _identity,
         lines: EventLines | None = None,
+        product: StdoutProduct | None = None,
     ) -> None:
         self.stream = stream
         self._lines = lines or EventLines(redact)
+        self.product = product
 
     def write(self, event: Event) -> None:
-        self.stream.write(self._lines(event))
-        self.stream.flush()
+        try:
+            self.stream.write(self._lines(event))
+            self.stream.flush()
+        except OSError as err:  # dropped as a console; a lost product counts at the exit
+            if self.product is not None:
+                self.product.failed(err)
+            raise
 
     def close(self) -> None:
         self.stream.flush()

@@ -4,13 +4,14 @@ as the user would type them."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
-from agentci.events.sinks import tell
+from agentci.events.sinks import silence, tell
+from agentci.events.stdout_product import StdoutProduct
 from agentci.reports.report import RunReport
 
 
@@ -20,9 +21,10 @@ def shown_path(path: Path) -> str:
     return str(path) if rel.startswith("..") else rel
 
 
-def print_answer(report: RunReport, redactor: Any) -> None:
+def print_answer(report: RunReport, redactor: Any, product: StdoutProduct) -> None:
     """The final answer on stdout (``--prompt``): the structured answer as JSON when the run has
-    an output schema, else the model's last message."""
+    an output schema, else the model's last message. A write error other than a closed pipe
+    is noted in ``product`` (the answer is lost: agentci.events.stdout_product)."""
     task = report.tasks[0] if len(report.tasks) == 1 else None
     if task is None:
         return
@@ -31,8 +33,13 @@ def print_answer(report: RunReport, redactor: Any) -> None:
     else:
         text = redactor.redact(task.summary)
     if text:
-        with contextlib.suppress(OSError, ValueError):  # a closed stdout changes nothing
+        try:
             print(text, flush=True)
+        except ValueError:  # a closed stdout changes nothing
+            pass
+        except OSError as err:  # a closed pipe changes nothing either; a full disk does
+            product.failed(err)
+            silence(sys.stdout)  # what is still buffered cannot fail again at the exit
 
 
 def quiet_failure_line(quiet: bool, report: RunReport, redactor: Any) -> None:

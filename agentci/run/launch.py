@@ -29,6 +29,7 @@ from agentci.events.sinks import (
     tell,
     utc_now,
 )
+from agentci.events.stdout_product import StdoutProduct
 from agentci.outcome import Status
 from agentci.policy.env import make_undumpable
 from agentci.providers.registry import key_notes
@@ -86,7 +87,12 @@ class LaunchOptions:
 
 
 def _sinks(
-    opts: LaunchOptions, out_dir: Path, redactor: Any, *, console: bool = True
+    opts: LaunchOptions,
+    out_dir: Path,
+    redactor: Any,
+    *,
+    console: bool = True,
+    product: StdoutProduct | None = None,
 ) -> list[Sink]:
     """The event log, the console view (``console=False``: none, the error is already
     printed), events on stdout (``--format jsonl``) or GitHub annotations (in Actions)."""
@@ -99,7 +105,7 @@ def _sinks(
     if not opts.quiet and console:
         sinks.append(open_console_sink(sys.stderr, sanitize=sanitize, verbose=opts.verbose))
     if opts.output_format == "jsonl":
-        sinks.append(StreamJsonlSink(sys.stdout, lines=lines))
+        sinks.append(StreamJsonlSink(sys.stdout, lines=lines, product=product))
     elif os.environ.get("GITHUB_ACTIONS") == "true":
         sinks.append(GitHubAnnotationsSink(sys.stdout, sanitize=sanitize))
     # OpenTelemetry spans (run/tracing.py: without the extra, --otel was refused already)
@@ -165,7 +171,9 @@ def _launch(opts: LaunchOptions) -> int:
     # a model's key, and the variables MCP servers take (${VAR}), are masked whatever their
     # names
     redactor = Redactor.from_environ(secret_vars(plans))
-    emitter = Emitter(new_run_id(), _sinks(opts, out_dir, redactor))
+    # the answer (--prompt) or the events (--format jsonl) on stdout: a loss counts at the exit
+    product = StdoutProduct("the events" if opts.output_format == "jsonl" else "the answer")
+    emitter = Emitter(new_run_id(), _sinks(opts, out_dir, redactor, product=product))
     settings = RunSettings(
         recipe=recipe,
         recipe_path=opts.recipe.resolve() if opts.recipe is not None else None,
@@ -219,8 +227,10 @@ def _launch(opts: LaunchOptions) -> int:
         tell(replay_hint(opts.record, opts.recipe, len(plans)))
     quiet_failure_line(opts.quiet, report, redactor)
     if opts.answer_to_stdout and opts.output_format != "jsonl":
-        print_answer(report, redactor)
-    return report.exit_code
+        print_answer(report, redactor, product)
+    if product.lost is not None:
+        tell(product.line())
+    return product.exit_code(report.exit_code)
 
 
 def _outputs_dir(recipe_path: Path | None) -> Path:
