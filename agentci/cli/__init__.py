@@ -140,6 +140,8 @@ def leave(code: int) -> None:
         return
     run_handlers()
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # closed before the start (``>&-``): nothing to lose, as documented
+            continue
         try:
             stream.flush()
         except Exception:  # noqa: BLE001 - as at a normal exit: a lost stdout is an error
