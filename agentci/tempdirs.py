@@ -6,15 +6,20 @@ dir (:func:`make_temp_dir`). A run killed with SIGKILL cannot clean up; the next
 are left alone) and unregisters the git worktrees (``isolation: worktree``) that lived in them
 from their repository, so ``git worktree list`` stays clean: only those entries
 (:func:`forget_worktree`), never the repository's other worktrees.
+
+Adding a worktree and unregistering one hold :func:`worktrees_locked` on the repository, so that
+two agentci processes working on one repository at once do not trip over each other.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 PREFIX = "agentci-"
@@ -76,6 +81,29 @@ def forget_worktree(admin: Path, inside: Path) -> bool:
     return not admin.exists()
 
 
+@contextlib.contextmanager
+def worktrees_locked(common_dir: Path) -> Iterator[None]:
+    """Hold the lock of the repository whose git common dir is ``common_dir`` (``.git``) while
+    agentci adds a worktree to it or unregisters one of its own, across processes and threads:
+    ``git worktree add`` reads every registered worktree's entry, and fails ("failed to read
+    .git/worktrees/NAME/commondir") when another agentci run deletes its entry meanwhile. The
+    lock is an ``flock`` on the common dir folder itself, so no file is made in the user's
+    repository; git takes no such lock, and the kernel drops it however the process ends. Where
+    the folder cannot be opened or locked, goes on without it. Not reentrant: a thread that holds
+    it must not ask for it again."""
+    try:
+        fd = os.open(common_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        yield
+        return
+    try:
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the only descriptor of this open file releases the lock
+
+
 def _worktree_admins(folder: Path) -> list[Path]:
     """git's folders for the linked worktrees that live in ``folder`` (one level down)."""
     children = folder.iterdir() if folder.is_dir() else iter(())
@@ -102,6 +130,7 @@ def prune_leftovers(tmp: Path | None = None) -> list[Path]:
             real = Path(os.path.realpath(entry))
             shutil.rmtree(entry, ignore_errors=True)
             for admin in admins:
-                forget_worktree(admin, real)
+                with worktrees_locked(Path(os.path.realpath(admin)).parent.parent):
+                    forget_worktree(admin, real)
             removed.append(entry)
     return removed

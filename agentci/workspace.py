@@ -17,7 +17,11 @@
   is a subfolder of the repository, the agent works in the same subfolder of the worktree.
   :meth:`PreparedWorkspace.cleanup` removes the worktree again (``git worktree remove`` of that
   worktree alone; never ``git worktree prune``, which would also drop the user's own worktrees
-  that git cannot see at the moment, such as one moved by hand).
+  that git cannot see at the moment, such as one moved by hand). Adding the worktree and
+  unregistering it hold a lock on the repository (:func:`~agentci.tempdirs.worktrees_locked`),
+  so agentci runs and batch tasks on one repository at once do not make each other's
+  ``git worktree add`` fail; should git still fail reading another worktree's entry that just
+  went away, the add is tried once more.
 
 Every problem the user can fix (missing path, not a git repository, no commit yet, no git) is an
 :class:`~agentci.errors.InvalidInput` naming the path.
@@ -26,9 +30,11 @@ Every problem the user can fix (missing path, not a git repository, no commit ye
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -40,7 +46,7 @@ from agentci.errors import InvalidInput
 from agentci.gitenv import run_git
 from agentci.hostprog import add_workspace, host_program
 from agentci.recipe.schema import Workspace
-from agentci.tempdirs import forget_worktree, make_temp_dir, worktree_admin
+from agentci.tempdirs import forget_worktree, make_temp_dir, worktree_admin, worktrees_locked
 
 Isolation = Literal["none", "copy", "worktree"]
 
@@ -182,8 +188,41 @@ def _borrow_objects(src: Path, copy_git: Path) -> None:
 
 #: Held while git adds a worktree or one is unregistered: tasks make and remove theirs in worker
 #: threads, and ``git worktree add`` reads every registered worktree's entry (one half deleted
-#: made it fail).
+#: made it fail). Other processes are kept out by :func:`worktrees_locked`, taken after it.
 _WORKTREES = threading.Lock()
+
+#: What ``git worktree add`` says when another worktree's entry went away while git read it.
+_ENTRY_GONE = re.compile(r"fatal: failed to read .*worktrees/[^/]+/commondir")
+
+
+@contextmanager
+def _locked(common_dir: Path) -> Iterator[None]:
+    """This process's lock, then the repository's (other processes)."""
+    with _WORKTREES, worktrees_locked(common_dir):
+        yield
+
+
+def _add_worktree(top: Path, git_dir: Path | None, common: Path, wt: Path, commit: str) -> None:
+    """``git worktree add`` of ``commit`` at ``wt`` under the locks; once more when git failed
+    reading an entry that went away meanwhile (a process that takes no lock, such as an older
+    agentci or the user's own ``git worktree remove``); ``common`` is the git common dir."""
+    for last in (False, True):
+        with _locked(common):
+            try:
+                _run_git(["worktree", "add", "-q", "--detach", str(wt), commit], top, git_dir)
+                return
+            except InvalidInput as err:
+                if last or not _ENTRY_GONE.search(str(err)):
+                    raise
+                _forget_half(wt)
+
+
+def _forget_half(wt: Path) -> None:
+    """Remove what a failed ``git worktree add`` at ``wt`` left (its folder, its entry)."""
+    half = worktree_admin(wt)
+    shutil.rmtree(wt, ignore_errors=True)
+    if half is not None:
+        forget_worktree(half, wt.parent)
 
 
 def _worktree(src: Path, named: str) -> PreparedWorkspace:
@@ -201,14 +240,14 @@ def _worktree(src: Path, named: str) -> PreparedWorkspace:
         raise InvalidInput(f"workspace.isolation: worktree needs a commit, but {top} has none yet")
     tmp = make_temp_dir("worktree")
     wt = tmp / (top.name or "worktree")
+    common = objects_dir(git_dir).parent if git_dir is not None else top / ".git"
     try:
-        with _WORKTREES:
-            _run_git(["worktree", "add", "-q", "--detach", str(wt), commit], top, git_dir)
+        _add_worktree(top, git_dir, common, wt, commit)
     except BaseException:
         half = worktree_admin(wt)
         shutil.rmtree(tmp, ignore_errors=True)
         if half is not None:
-            with _WORKTREES:
+            with _locked(common):
                 forget_worktree(half, tmp)
         raise
     rel = src.relative_to(top)
@@ -221,7 +260,7 @@ def _worktree(src: Path, named: str) -> PreparedWorkspace:
     def cleanup() -> None:
         # the files, then git's entry for this worktree alone (no prune): no git process
         shutil.rmtree(tmp, ignore_errors=True)
-        with _WORKTREES:
+        with _locked(common):
             if admin is not None and forget_worktree(admin, tmp):
                 return
             run_git(["worktree", "remove", "--force", str(wt)], cwd=top, repo=git_dir)
