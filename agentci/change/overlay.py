@@ -1,20 +1,67 @@
-"""What a verify command writes is subtracted from the change.
+"""What a verify command writes is never the agent's change, nor what the next verify sees.
 
-:func:`record_verify` remembers the paths a verify run changed; :func:`apply_overlay` puts
-them back to their pre-verify content in later snapshots, unless the agent changed them again.
+:func:`restore_verify_writes` puts every file a verify run wrote that the patch is made of
+(tracked, or untracked and not ignored) back as it was before that run: content, mode and
+existence, so the workspace the agent and the next verify run see is always the baseline plus
+the agent's own changes (a test module that rewrites the code under test as it is imported
+cannot leave its fix on disk, out of the patch, for the run that decides). Ignored files verify
+wrote (caches, reports) stay as they are.
+
+:func:`record_verify` remembers what a verify run changed that could not be put back (and
+verify's ignored writes); :func:`apply_overlay` puts those paths back to their pre-verify
+content in later snapshots, unless the agent changed them again.
 """
 
 from __future__ import annotations
 
+from agentci import workspace_io
 from agentci.change.baseline import Baseline, Entry, Snapshot
-from agentci.change.privgit import PrivateGit, encode_paths, raw_records, split_z
+from agentci.change.privgit import GitFailed, PrivateGit, encode_paths, raw_records, split_z
+
+#: The entries :func:`restore_verify_writes` puts back: files and links (not gitlinks).
+FILE_MODES = ("100644", "100755", "120000")
 
 
-def record_verify(b: Baseline, before: Snapshot, after: Snapshot) -> None:
-    """Remember what a verify run changed (``before`` → ``after``), to subtract it later."""
-    pg = b.git
-    out = pg.out(["diff-tree", "-r", "-z", "--raw", "--no-renames", before.raw, after.raw])
-    for head, path in raw_records(out):
+def _verify_changes(b: Baseline, before: Snapshot, after: Snapshot) -> list[tuple[str, str]]:
+    """(raw diff-tree head, repository path) of each path a verify run changed."""
+    out = b.git.out(["diff-tree", "-r", "-z", "--raw", "--no-renames", before.raw, after.raw])
+    return list(raw_records(out))
+
+
+def restore_verify_writes(b: Baseline, before: Snapshot, after: Snapshot) -> list[str]:
+    """Put every file verify changed (``before`` → ``after``) that is not ignored back as it was
+    in ``before``: written from the private git's copy (a link as a link), deleted when verify
+    made it. Returns the workspace-relative paths put back, sorted; one that cannot be (a folder
+    in the way, a link on the way) is left to :func:`record_verify`."""
+    done: list[str] = []
+    for head, path in _verify_changes(b, before, after):
+        old_mode, new_mode, _, _, status = head[1:].split()[:5]
+        rel = b.rel(path)
+        if rel is None or old_mode not in (*FILE_MODES, "000000"):
+            continue
+        if new_mode not in (*FILE_MODES, "000000"):
+            continue
+        try:
+            if status == "A":
+                workspace_io.unlink(b.workspace, rel, prune=True)
+            else:
+                b.git.run(["restore", f"--source={before.raw}", "--worktree", "--", path],
+                          literal=True)  # fmt: skip
+        except (workspace_io.UnsafePath, GitFailed, OSError):
+            continue
+        done.append(rel)
+    return sorted(done)
+
+
+def record_verify(
+    b: Baseline, before: Snapshot, after: Snapshot, restored: list[str] | tuple[str, ...] = ()
+) -> None:
+    """Remember what a verify run changed (``before`` → ``after``), to subtract it later; the
+    ``restored`` paths (workspace-relative) are on disk as in ``before`` again: not recorded."""
+    skip = set(restored)
+    for head, path in _verify_changes(b, before, after):
+        if b.rel(path) in skip:
+            continue
         old_mode, new_mode, old_id, new_id, status = head[1:].split()[:5]
         pre: Entry = None if status == "A" else (old_mode, old_id)
         post: Entry = None if status == "D" else (new_mode, new_id)

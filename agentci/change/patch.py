@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentci.change.change import Change, Patch, change_of, patch_text
+from agentci.change.overlay import restore_verify_writes
 from agentci.change.privgit import split_z
 from agentci.change.snapshot import (
     DEFAULT_EXCLUDE,
@@ -140,13 +141,21 @@ class ChangeTracker:
         snap = take(self.baseline)
         return snap, change_of(self.baseline, snap)
 
-    async def verify_done(self) -> None:
-        """A verify run just finished and the agent will work again: subtract what it wrote."""
+    async def verify_done(self) -> list[str]:
+        """Verify runs just finished: put back the files they wrote that the patch is made of
+        (:func:`~agentci.change.overlay.restore_verify_writes`) and subtract the rest (ignored
+        caches, a file that could not be put back). Returns the workspace-relative paths put
+        back. The change stays the one of the snapshot taken before verify."""
         before = self._snap
         if before is None:
-            return
-        after = await asyncio.to_thread(take, self.baseline)
-        record_verify(self.baseline, before, after)
+            return []
+        return await asyncio.to_thread(self._verify_done, before)
+
+    def _verify_done(self, before: Snapshot) -> list[str]:
+        after = take(self.baseline)
+        restored = restore_verify_writes(self.baseline, before, after)
+        record_verify(self.baseline, before, after, restored)
+        return restored
 
     async def patch(self) -> Patch:
         """The patch of the current change (in a thread)."""

@@ -30,6 +30,7 @@ WarningKind = Literal[
     "resume_changed",
     "history_redacted",
     "resume_restarted",
+    "verify_writes_restored",
 ]
 
 
@@ -60,7 +61,8 @@ class WarningEvent(EventBase):
     its ``model.cache_ttl_seconds`` run out), ``history_redacted`` (``--resume``: the resumed
     conversation holds values agentci masked as ``***``; the model is told so),
     ``resume_restarted`` (``--resume``: a stopped task's conversation is not in the earlier
-    outputs, so it runs from the start)."""
+    outputs, so it runs from the start), ``verify_writes_restored`` (files the patch is made
+    of that a verify run changed were put back as they were before it ran)."""
 
     type: Literal["warning"] = "warning"
     kind: WarningKind

@@ -6,12 +6,18 @@ without them. When such files existed and verify failed, the same run is made on
 them in place: passing only with them is a weakening the ``weakened_tests`` guard reports
 (:class:`~agentci.verify.weakened_guard.WeakenedGuard`), which then checks the attempt against
 the baseline and this attempt's full-suite run (none when only the failing tests ran first).
+
+After the runs, the files they wrote that the patch is made of are put back as they were
+(:meth:`~agentci.change.patch.ChangeTracker.verify_done`): the next run and the agent see the
+baseline plus the agent's change. :class:`AttemptFiles` says which, and which of the agent's
+hidden files could not be set aside (the verdict then is not the patch's: the task fails).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from agentci.events import types as ev
@@ -25,6 +31,14 @@ if TYPE_CHECKING:
 Emit = Callable[[ev.Event], object]
 
 
+@dataclass
+class AttemptFiles:
+    """What one attempt's verify did to the workspace beyond running."""
+
+    restored: list[str] = field(default_factory=list)  # verify wrote them: put back as before
+    not_set_aside: list[str] = field(default_factory=list)  # the agent's, seen by verify: "p (why)"
+
+
 async def verify_attempt(
     runs: VerifyRuns,
     weakened: WeakenedGuard,
@@ -34,9 +48,10 @@ async def verify_attempt(
     attempt: int,
     last: bool,
     changed: list[str],
-) -> None:
+) -> AttemptFiles:
     """Run attempt ``attempt``'s verify (:meth:`VerifyRuns.attempt_runs`) with the agent's
-    hidden files set aside, put them back, and let ``weakened`` judge the attempt."""
+    hidden files set aside, put them back, put back what verify wrote, and let ``weakened``
+    judge the attempt."""
     baseline, change = tracker.baseline, await tracker.change()
     aside = await asyncio.to_thread(SetAside.take, baseline, change.ignored_written)
     if aside.moved or aside.left or aside.restored:
@@ -50,6 +65,7 @@ async def verify_attempt(
             emit(ev.Error(kind="files_set_aside", message="could not put back "
                           f"{len(stuck)} file(s), left in {aside.store}: "
                           f"{', '.join(stuck)}"))  # fmt: skip
+        restored = await tracker.verify_done()
     full = runs.full_run if runs.full_run is not full_before else None
     hidden: list[str] = []
     decided = runs.last_run
@@ -60,9 +76,15 @@ async def verify_attempt(
             f"attempt{attempt}-with-hidden", None if decided is full else runs.select
         )
         hidden = agents if again.passed else []
+        restored = sorted({*restored, *await tracker.verify_done()})
     await asyncio.to_thread(
         weakened.observe, baseline, change.files, runs.baseline_run, full, hidden
     )
+    if restored:
+        emit(ev.WarningEvent(kind="verify_writes_restored", message=(
+            f"verify changed {len(restored)} file(s) the patch is made of; put back as they "
+            f"were before it ran: {', '.join(restored)}")))  # fmt: skip
+    return AttemptFiles(restored=restored, not_set_aside=list(aside.left))
 
 
 def _note_set_aside(aside: SetAside, weakened: WeakenedGuard, emit: Emit) -> None:

@@ -13,14 +13,17 @@ How :class:`~agentci.run.task.TaskRun` uses it::
     ...
     await check.finish(report)                    # before the patch is taken
 
-The change the guards judge is the tracker's snapshot taken *before* each verify run; what a
-verify run writes is subtracted when the agent works again (:meth:`ChangeTracker.verify_done`),
-so coverage files and caches never reach the guards or the patch.
+The change the guards judge is the tracker's snapshot taken *before* each verify run; after the
+runs, the files they wrote that the patch is made of are put back as they were, and their
+ignored writes are subtracted (:meth:`ChangeTracker.verify_done`), so coverage files and caches
+never reach the guards or the patch, and a file verify rewrote never reaches the next run.
 
 Statuses (see :meth:`ChangeCheck.verdict`): ``success`` when the baseline already passes and
 ``verify.skip_if_passing`` is on (the agent never runs, no tokens are spent: there is nothing to
 fix, and a CI job that fixes tests should not fail on a green build); ``verify_failed`` when
-verify still fails, a test regressed, or a guard is still broken after the last attempt;
+verify still fails, a test regressed, a guard is still broken after the last attempt, or an
+ignored file the agent changed could not be set aside while the deciding verify ran (its
+verdict would not be the patch's);
 otherwise the task's usual rules (``success`` / ``no_changes``).
 
 :class:`ChangeCheck` decides; the verify runs are :class:`~agentci.run.verify_runs.VerifyRuns`
@@ -42,7 +45,7 @@ from agentci.errors import InvalidInput
 from agentci.events import types as ev
 from agentci.outcome import Status
 from agentci.run.guard_reverts import GuardReverts, guard_reason
-from agentci.run.verify_attempt import verify_attempt
+from agentci.run.verify_attempt import AttemptFiles, verify_attempt
 from agentci.run.verify_runs import VerifyRuns, cannot_run_reason
 from agentci.tempdirs import make_temp_dir
 from agentci.verify.compare import Changes
@@ -54,6 +57,11 @@ from agentci.verify.guards import (
     configured,
 )
 from agentci.verify.run import VerifyRun
+from agentci.verify.verdict_files import (
+    not_set_aside_feedback,
+    not_set_aside_reason,
+    restored_feedback,
+)
 from agentci.verify.weakened import mode_of
 from agentci.verify.weakened_guard import WeakenedGuard
 
@@ -96,6 +104,7 @@ class ChangeCheck:
         self.guard_results: list[GuardResult] = []
         self.reverts = GuardReverts(plan.guards, emit)
         self.failure: str | None = None
+        self.files = AttemptFiles()  # what the last attempt's verify restored / could not set aside
         self.skipped = False
         self._tmp = make_temp_dir("verify")
         self.runs: VerifyRuns | None = None
@@ -153,7 +162,7 @@ class ChangeCheck:
         if self.runs is not None:
             # the snapshot before verify: verify's writes never count
             changed = (await self.tracker.change()).files
-            await verify_attempt(
+            self.files = await verify_attempt(
                 self.runs,
                 self.weakened,
                 self.tracker,
@@ -167,10 +176,7 @@ class ChangeCheck:
             await asyncio.to_thread(
                 self.weakened.observe, self.tracker.baseline, change.files, None, None, []
             )
-        prompt = self._decide(last)
-        if prompt is not None and self.verify is not None:
-            await self.tracker.verify_done()
-        return prompt
+        return self._decide(last)
 
     def _decide(self, last: bool) -> str | None:
         runs = self.runs
@@ -180,10 +186,12 @@ class ChangeCheck:
         verify_ok = run is None or (run.passed and not (changes and changes.regressed))
         size_broken = [g for g in self.guard_results if not g.passed and g.name not in PATH_GUARDS]
         weak = self.weakened.blocking
-        if self.failure is None and verify_ok and not size_broken and not weak:
+        unjudged = self.files.not_set_aside  # the verdict would not be the patch's
+        if self.failure is None and verify_ok and not size_broken and not weak and not unjudged:
             return None
         told = self.weakened.take_feedback(self.attempt, self.attempts) if not last else None
-        if weak and told is None and verify_ok and not size_broken and self.failure is None:
+        if (weak and told is None and verify_ok and not size_broken and self.failure is None
+                and not unjudged):  # fmt: skip
             last = True  # told once already: the model keeps the weakening, no more attempts
         if not last and stalled:  # no progress: the attempts left would change nothing
             self.emit(ev.LoopDetectedEvent(kind="no_progress", detail=stalled))
@@ -195,6 +203,10 @@ class ChangeCheck:
                 parts.append(verify_feedback(run, changes, self.attempt, self.attempts))
             if size_broken:
                 parts.append(guard_feedback(size_broken, self.attempt, self.attempts))
+            if unjudged:
+                parts.append(not_set_aside_feedback(unjudged))
+            if self.files.restored:
+                parts.append(restored_feedback(self.files.restored))
             if told is not None:
                 parts.insert(0, told)
             return "\n\n".join(parts)
@@ -202,6 +214,8 @@ class ChangeCheck:
         reasons += [self.failure] if self.failure else []
         if size_broken:
             reasons.append(guard_reason(size_broken))
+        if unjudged:
+            reasons.append(not_set_aside_reason(unjudged))
         if not verify_ok and run is not None:
             reasons.append(_verify_reason(run, changes, self.attempt))
         self.failure = "; ".join(reasons)
