@@ -7,9 +7,9 @@ them in place: passing only with them is a weakening the ``weakened_tests`` guar
 (:class:`~agentci.verify.weakened_guard.WeakenedGuard`), which then checks the attempt against
 the baseline and this attempt's full-suite run (none when only the failing tests ran first).
 
-After the runs, the files they wrote that the patch is made of are put back as they were
-(:meth:`~agentci.change.patch.ChangeTracker.verify_done`): the next run and the agent see the
-baseline plus the agent's change. :class:`AttemptFiles` says which, and which of the agent's
+After each run, the files it wrote that the patch is made of are put back as they were
+(:meth:`~agentci.change.patch.ChangeTracker.verify_done`, as :attr:`VerifyRuns.after_run`):
+the next run and the agent see the baseline plus the agent's change. :class:`AttemptFiles` says which, and which of the agent's
 hidden files could not be set aside (the verdict then is not the patch's: the task fails).
 """
 
@@ -57,6 +57,7 @@ async def verify_attempt(
     if aside.moved or aside.left or aside.restored:
         _note_set_aside(aside, weakened, emit)
     full_before = runs.full_run
+    runs.after_run = tracker.verify_done
     try:
         await runs.attempt_runs(attempt, last, changed)
     finally:
@@ -65,7 +66,6 @@ async def verify_attempt(
             emit(ev.Error(kind="files_set_aside", message="could not put back "
                           f"{len(stuck)} file(s), left in {aside.store}: "
                           f"{', '.join(stuck)}"))  # fmt: skip
-        restored = await tracker.verify_done()
     full = runs.full_run if runs.full_run is not full_before else None
     hidden: list[str] = []
     decided = runs.last_run
@@ -76,7 +76,7 @@ async def verify_attempt(
             f"attempt{attempt}-with-hidden", None if decided is full else runs.select
         )
         hidden = agents if again.passed else []
-        restored = sorted({*restored, *await tracker.verify_done()})
+    restored = runs.restored
     await asyncio.to_thread(
         weakened.observe, baseline, change.files, runs.baseline_run, full, hidden
     )

@@ -5,12 +5,14 @@ runs: with ``verify.strategy: failing_first`` and attempts left the selected tes
 (:mod:`agentci.verify.selection`), the full suite when they pass; each run followed by reruns of
 the tests it regressed (``verify.rerun_failures``). It remembers what decided the attempt and
 the last full-suite run (what is reported), and watches for an attempt that fails the same way
-as the one before (:class:`~agentci.verify.progress.ProgressWatch`).
+as the one before (:class:`~agentci.verify.progress.ProgressWatch`). After each run after the
+agent, :attr:`VerifyRuns.after_run` (set by the attempt) puts back what the run wrote to the
+files the patch is made of: the next run sees the baseline plus the agent's change.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -61,6 +63,10 @@ class VerifyRuns:
         self.results: list[ev.VerifyResult] = []
         self.progress = ProgressWatch(no_progress)  # the same failures twice: stop early
         self.stalled: str | None = None
+        #: called after each run: puts back what it wrote (returns those paths); None before
+        #: the agent (the baseline's writes are part of the baseline)
+        self.after_run: Callable[[], Awaitable[list[str]]] | None = None
+        self.restored: list[str] = []  # put back since the attempt began
 
     async def baseline(self) -> VerifyRun:
         """Run verify before the agent, and record it as the baseline."""
@@ -70,8 +76,9 @@ class VerifyRuns:
         return run
 
     async def again(self, label: str, select: Selection | None) -> VerifyRun:
-        """One verify run (of ``select`` only, when given), not recorded."""
-        return await run_verify(
+        """One verify run (of ``select`` only, when given), not recorded; then what it wrote to
+        the files the patch is made of is put back (:attr:`after_run`)."""
+        run = await run_verify(
             self.verify,
             workspace=self.workspace,
             env=self.env,
@@ -80,6 +87,9 @@ class VerifyRuns:
             sandbox=self.sandbox,
             select=select,
         )
+        if self.after_run is not None:
+            self.restored = sorted({*self.restored, *await self.after_run()})
+        return run
 
     async def attempt_runs(self, attempt: int, last: bool, changed: list[str]) -> None:
         """The attempt's verify. With ``verify.strategy: failing_first`` and attempts left, the
@@ -87,6 +97,7 @@ class VerifyRuns:
         failures decide the attempt and the full suite is not run, unless the task would stop
         for lack of progress; otherwise the full suite runs and decides."""
         self.attempt = attempt
+        self.restored = []
         label = f"attempt{attempt}"
         select = self.select = None if last else self._selection(changed)
         if select is not None:

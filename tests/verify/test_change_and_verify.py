@@ -36,8 +36,9 @@ def test_what_verify_writes_is_not_in_the_change(repo_factory, tmp_path: Path) -
     assert done.report.status is Status.success, done.report.reason
     assert done.report.changed_files == ["calc/__init__.py"]
     assert "coverage.txt" not in done.patch
-    # the baseline, then attempt 1's failing tests and its full suite (verify.strategy)
-    assert (repo / "coverage.txt").read_text() == "run\nrun\nrun\n"
+    # the baseline's run wrote it before the agent; what attempt 1's runs (its failing tests,
+    # then its full suite) appended was put back after each run: the file is not the patch's
+    assert (repo / "coverage.txt").read_text() == "run\n"
 
 
 def test_what_verify_writes_between_attempts_is_subtracted(repo_factory, tmp_path: Path) -> None:
