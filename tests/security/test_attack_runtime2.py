@@ -194,7 +194,12 @@ def test_bwrap_planted_in_a_workspace_path_folder_runs_on_host_for_the_next_task
             "verify": {"command": "sh check.sh", "attempts": 1},
             "tasks": [{"name": "first"}, {"name": "second"}],
         },
-        files={"check.sh": "exit 1\n", "tools/bin/fmt": "#!/bin/sh\n"},
+        # ignored: verify's writes to files the patch is made of are put back after each run
+        files={
+            "check.sh": "exit 1\n",
+            "tools/bin/fmt": "#!/bin/sh\n",
+            ".gitignore": "tools/bin/git\n",
+        },
     )
     folder = str(case.repo / "tools" / "bin") if entry == "absolute" else "tools/bin"
     env = {**os.environ, **CANARIES, "PATH": f"{folder}:{os.environ['PATH']}"}
@@ -305,7 +310,12 @@ def test_git_planted_in_a_workspace_path_folder_runs_on_host_in_the_next_agentci
             {"text": "done"},
         ],
         {"verify": {"command": "sh check.sh", "attempts": 1}},
-        files={"check.sh": "exit 1\n", "tools/bin/fmt": "#!/bin/sh\n"},
+        # ignored: verify's writes to files the patch is made of are put back after each run
+        files={
+            "check.sh": "exit 1\n",
+            "tools/bin/fmt": "#!/bin/sh\n",
+            ".gitignore": "tools/bin/git\n",
+        },
         scripts={"script2.yaml": [{"text": "nothing to do"}]},
     )
     env = {**os.environ, **CANARIES, "PATH": f"{case.repo / 'tools' / 'bin'}:{os.environ['PATH']}"}

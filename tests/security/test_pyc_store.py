@@ -17,7 +17,8 @@ from attack_case import make_attack, shell, tool
 
 #: The attack: an unchecked-hash .pyc (Python never compares it with the source) of a standard
 #: module with one more name, written into the prefix (colorsys) and into the store (netrc);
-#: what happened goes to poison.log in the workspace.
+#: what happened goes to poison-<who>.log in the workspace (verify's is ignored: what verify
+#: writes to a file the patch is made of is put back after the run).
 POISON = """\
 import os, sys, sysconfig
 from importlib._bootstrap_external import _code_to_hash_pyc
@@ -41,7 +42,7 @@ def attack(who):
             lines.append(f"{{who}} {{where}} written")
         except OSError as exc:
             lines.append(f"{{who}} {{where}} refused: {{exc.strerror}}")
-    with open("poison.log", "a") as f:
+    with open(f"poison-{{who}}.log", "a") as f:
         f.write("\\n".join(lines) + "\\n")
 
 
@@ -50,6 +51,7 @@ if __name__ == "__main__":
 """
 CONFTEST = "import poison\n\npoison.attack('verify')\n"
 CALC = {
+    ".gitignore": "poison-verify.log\n",
     "calc.py": "def add(a, b):\n    return a - b\n",
     "test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
 }
@@ -83,7 +85,8 @@ def test_code_run_by_verify_cannot_change_what_the_next_verify_imports(tmp_path:
     first = make_attack(tmp_path / "first", script, recipe, CALC)
     run = first.run(env=env)
     assert run.result["status"] == "verify_failed", run.stderr[-3000:]
-    log = (first.repo / "poison.log").read_text().splitlines()
+    log = [*(first.repo / "poison-tool.log").read_text().splitlines(),
+           *(first.repo / "poison-verify.log").read_text().splitlines()]  # fmt: skip
     assert "tool prefix refused: Read-only file system" in log
     assert "verify prefix written" in log  # its private view: thrown away after the run
     assert "verify store refused: Read-only file system" in log
