@@ -25,7 +25,7 @@ from agentci.errors import InvalidInput
 from agentci.events.lifecycle_events import RunFinished
 from agentci.events.sinks import tell
 from agentci.outcome import Status, exit_code_for
-from agentci.policy.env import make_undumpable
+from agentci.policy.env import hide_initial_environ, make_undumpable
 from agentci.process import kill_running_groups
 from agentci.recipe.load import load_recipe
 from agentci.reports.outdir import prepare_out_dir
@@ -102,6 +102,7 @@ def _default_out(recipes: list[Path]) -> Path:
 
 def _launch(opts: BatchOptions) -> int:
     make_undumpable()
+    hide_initial_environ()  # nor a root child: the values there are blanked
     redactor = Redactor.from_environ()
     try:
         tasks = load_tasks(opts.recipes, opts.params, opts.budget_overrides)

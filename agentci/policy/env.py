@@ -116,7 +116,8 @@ def make_undumpable() -> bool:
     ``/proc/<agentci>/environ`` (and ``mem``, ``fd``…) then belongs to root, so a child running
     as the same non-root user — a command without the sandbox — cannot read agentci's API
     keys there. A root child still can: only the sandbox's PID namespace hides agentci from
-    it. Returns whether it worked (False off Linux).
+    it, and :func:`hide_initial_environ` blanks the values. Returns whether it worked (False
+    off Linux).
     """
     if not sys.platform.startswith("linux"):
         return False
@@ -128,3 +129,37 @@ def make_undumpable() -> bool:
         pr_set_dumpable = 4
         return libc.prctl(pr_set_dumpable, 0, 0, 0, 0) == 0
     return False
+
+
+def hide_initial_environ() -> int:
+    """Blank the values in the environment block the kernel shows as ``/proc/<agentci>/environ``.
+
+    That file is the memory the process started with, and root reads it even when the process
+    is non-dumpable (:func:`make_undumpable`): a hook or command running as root, such as a
+    project's own Python that a hook starts, could read agentci's API keys there. Each variable
+    is first set again (``setenv``: a copy on the heap that children started without an explicit
+    environment inherit; ``os.environ`` keeps its own copy), then its value in the original
+    block is overwritten with NUL bytes. Returns how many values were blanked (0 off Linux).
+    """
+    if not sys.platform.startswith("linux"):
+        return 0
+    # deferred: ctypes is loaded only here (Linux)
+    import ctypes
+
+    blanked = 0
+    with contextlib.suppress(OSError, AttributeError, ValueError):
+        libc = ctypes.CDLL(None)
+        environ = ctypes.POINTER(ctypes.c_void_p).in_dll(libc, "environ")
+        entries: list[tuple[int, bytes]] = []
+        while environ[len(entries)]:
+            address = environ[len(entries)]
+            entries.append((address, ctypes.string_at(address)))
+        for address, entry in entries:
+            name, sep, value = entry.partition(b"=")
+            if not sep or not name or not value:
+                continue
+            os.putenv(name, value)  # the C environment now points at a copy
+            if address not in {environ[i] for i in range(len(entries))}:  # blank the original
+                ctypes.memset(address + len(name) + 1, 0, len(value))
+                blanked += 1
+    return blanked

@@ -31,7 +31,7 @@ from agentci.events.sinks import (
 )
 from agentci.events.stdout_product import StdoutProduct
 from agentci.outcome import Status
-from agentci.policy.env import make_undumpable
+from agentci.policy.env import hide_initial_environ, make_undumpable
 from agentci.providers.registry import key_notes
 from agentci.recipe.load import load_recipe
 from agentci.recipe.prompt_recipe import RecipeFields, recipe_label
@@ -126,6 +126,7 @@ def launch(opts: LaunchOptions) -> int:
 
 def _launch(opts: LaunchOptions) -> int:
     make_undumpable()  # a same-user child cannot read /proc/<agentci>/environ
+    hide_initial_environ()  # nor a root child: the values there are blanked
 
     if opts.recipe is not None and not opts.recipe.is_file():  # nothing to run: no outputs
         what = "is a folder, not a recipe file" if opts.recipe.is_dir() else "no such recipe file"
