@@ -27,19 +27,20 @@ from pydantic import Field, field_validator, model_validator
 from agentci.recipe.fields import Seconds, Strict
 from agentci.recipe.shell_template import template_problem
 
-#: Names of the built-in tools (docs/tools.md): a command tool cannot take one.
-BUILT_IN_NAMES = frozenset(
-    {
-        "read_file",
-        "list_directory",
-        "glob",
-        "grep_search",
-        "write_file",
-        "replace",
-        "run_shell_command",
-        "submit_result",
-    }
+#: The built-in tools, in the registry's order (docs/tools.md; :mod:`agentci.tools.names`).
+BUILTIN_TOOLS: tuple[str, ...] = (
+    "read_file",
+    "list_directory",
+    "glob",
+    "grep_search",
+    "write_file",
+    "replace",
+    "run_shell_command",
 )
+#: The tool that hands in a structured answer (only with ``output`` in the recipe).
+SUBMIT_TOOL = "submit_result"
+#: Names of the built-in tools (docs/tools.md): a command tool cannot take one.
+BUILT_IN_NAMES = frozenset((*BUILTIN_TOOLS, SUBMIT_TOOL))
 #: An MCP server's name: a letter, then letters, digits, ``-`` or single ``_`` (``__`` separates
 #: the server from its tool in ``NAME__tool``).
 SERVER_NAME = re.compile(r"^[A-Za-z](?:[A-Za-z0-9-]|_(?!_))*(?<!_)$")

@@ -3,20 +3,12 @@
 ``agentci validate`` and the checks before a run (:mod:`agentci.run.near_misses`) need only
 these names; importing the tools themselves (the file, search and shell tools, with the policy
 they apply) would cost them most of their start-up time. :mod:`agentci.tools.registry` holds
-the tools; a test keeps the two in step.
+the tools; a test keeps the two in step. The list itself lives with the recipe's tool
+settings (:mod:`agentci.recipe.tool_config`), which refuse those names for command tools.
 """
 
 from __future__ import annotations
 
-#: The built-in tools, in the registry's order (docs/tools.md).
-BUILTIN_TOOLS: tuple[str, ...] = (
-    "read_file",
-    "list_directory",
-    "glob",
-    "grep_search",
-    "write_file",
-    "replace",
-    "run_shell_command",
-)
-#: The tool that hands in a structured answer (only with ``output`` in the recipe).
-SUBMIT_TOOL = "submit_result"
+from agentci.recipe.tool_config import BUILTIN_TOOLS, SUBMIT_TOOL
+
+__all__ = ["BUILTIN_TOOLS", "SUBMIT_TOOL"]
