@@ -28,7 +28,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import json
 import os
@@ -50,6 +49,7 @@ from agentci.providers.gemini_cache import UNAVAILABLE, Charges, ExplicitCache, 
 from agentci.providers.gemini_client import DEFAULT_BASE_URL, SdkPaths, new_client
 from agentci.providers.gemini_errors import map_error, names_cache
 from agentci.providers.gemini_keys import api_key, has_credentials, key_note, uses_vertex_ai
+from agentci.providers.gemini_warm import warm_up
 from agentci.providers.gemini_wire import (
     ContentCache,
     StreamDecoder,
@@ -319,49 +319,6 @@ def _build(model: ModelConfig, context: BuildContext) -> GeminiProvider:
     return GeminiProvider.from_config(model, context.environ, paths=paths)
 
 
-#: A streamed chunk with every field the decoder reads (text, a thought, a signature, a
-#: function call, usage with its details, a block reason): parsing it once builds the SDK's
-#: response models, which it otherwise builds while the first answer is being read.
-WARM_RESPONSE: Final[dict[str, Any]] = {
-    "candidates": [
-        {
-            "content": {
-                "role": "model",
-                "parts": [
-                    {"text": "…", "thought": True, "thoughtSignature": "AAAA"},
-                    {"text": "…"},
-                    {"functionCall": {"id": "1", "name": "f", "args": {"a": 1}}},
-                ],
-            },
-            "finishReason": "STOP",
-            "index": 0,
-        }
-    ],
-    "usageMetadata": {
-        "promptTokenCount": 1,
-        "candidatesTokenCount": 1,
-        "thoughtsTokenCount": 1,
-        "cachedContentTokenCount": 0,
-        "totalTokenCount": 3,
-        "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 1}],
-        "candidatesTokensDetails": [{"modality": "TEXT", "tokenCount": 1}],
-    },
-    "promptFeedback": {"blockReason": "SAFETY"},
-    "modelVersion": "gemini-2.5-flash",
-    "responseId": "r",
-}
-
-
-def _import_sdk() -> None:
-    """Import google-genai and build its response models (the first model call would), in a
-    worker thread while setup and the baseline verify run (the runner's warm-up)."""
-    with contextlib.suppress(Exception):
-        # deferred: google-genai is slow to import (seconds); only a Gemini call needs it
-        import google.genai  # noqa: F401
-
-        StreamDecoder().decode(parse_response(WARM_RESPONSE, lenient=True))
-
-
 PROVIDER = ProviderInfo(
     name="gemini",
     build=_build,
@@ -373,6 +330,6 @@ PROVIDER = ProviderInfo(
     ),
     key_vars=lambda model: [model.api_key_env] if model.api_key_env else [],
     key_note=key_note,
-    warm_up=_import_sdk,
+    warm_up=warm_up,
     explicit_cache=True,
 )
