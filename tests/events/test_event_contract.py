@@ -72,14 +72,16 @@ def _checkout_copy(tmp_path: Path) -> Path:
     for rel in ("docs/outputs.md", "docs/tools.md", str(reference.CONTRACT)):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / rel, tmp_path / rel)
-    compiled = reference.COMPILED.relative_to(ROOT)  # report.html's compiled template
+    # report.html's compiled template, where a checkout keeps it (the agentci this test imports
+    # may be an installed copy: CI's virtualenv lives inside the checkout, under .ci/venv)
+    compiled = reference.COMPILED.relative_to(reference.ROOT)
     shutil.copytree(ROOT / compiled, tmp_path / compiled, ignore=shutil.ignore_patterns("*.pyc"))
     return tmp_path
 
 
 def _reference(*args: str) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "agentci.reference", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    cmd = [sys.executable, "-m", "agentci.reference", *args]  # run in a checkout, as documented
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=ROOT)
 
 
 def test_the_documented_command_fails_on_a_stale_snapshot_and_regenerates_it(tmp_path: Path):
