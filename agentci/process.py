@@ -24,6 +24,17 @@ from typing import Protocol
 
 from agentci.reaper import dying_with_parent
 
+#: Python's bytecode prefix for the commands agentci starts (``PYTHONPYCACHEPREFIX``, set by
+#: :data:`agentci.policy.env.NO_CACHES`): a folder in the sandbox's own private ``/tmp``, where
+#: the sandbox shows agentci's bytecode store (:mod:`agentci.policy.pyc_cache`).
+SANDBOX_PYCACHE_PREFIX = "/tmp/agentci-pycache"
+#: The same prefix for a command that runs on the host (no sandbox: the first setup, hooks,
+#: ``sandbox: none``): a path under which nothing can be created. The host's ``/tmp`` is
+#: shared by every run and user of the machine, so a folder there would let the code one run
+#: starts (the agent's, or another user's) leave bytecode that a later run imports; with this
+#: one Python reads and writes no bytecode and compiles from source.
+HOST_PYCACHE_PREFIX = os.devnull
+
 
 class Launcher(Protocol):
     """Starts a command inside something: the bubblewrap sandbox
@@ -99,6 +110,15 @@ class ProcessResult:
     timed_out: bool
     duration_ms: int
     output_limited: bool = False
+
+
+def host_env(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` for a command that runs on the host: the sandbox's bytecode prefix is
+    :data:`HOST_PYCACHE_PREFIX` there (a prefix the recipe passes itself is kept)."""
+    out = dict(env)
+    if out.get("PYTHONPYCACHEPREFIX") == SANDBOX_PYCACHE_PREFIX:
+        out["PYTHONPYCACHEPREFIX"] = HOST_PYCACHE_PREFIX
+    return out
 
 
 def _limited(command: str, max_file_bytes: int, max_processes: int) -> list[str]:
@@ -189,7 +209,7 @@ async def run_process(
             asyncio.create_subprocess_exec(
                 *argv,
                 cwd=str(cwd),
-                env=dict(env),
+                env=dict(env) if sandbox is not None else host_env(env),
                 stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,

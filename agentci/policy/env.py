@@ -12,8 +12,9 @@ import contextlib
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Mapping, Sequence
+
+from agentci.process import SANDBOX_PYCACHE_PREFIX
 
 #: Variables a tool process inherits from agentci's own environment when set.
 ALLOWED: tuple[str, ...] = (
@@ -57,7 +58,7 @@ FORCED: dict[str, str] = {
 #: running the tests does not add ``__pycache__/`` or ``.pytest_cache/`` to the change.
 NO_CACHES: dict[str, str] = {
     "PYTHONDONTWRITEBYTECODE": "1",
-    "PYTHONPYCACHEPREFIX": os.path.join(tempfile.gettempdir(), "agentci-pycache"),
+    "PYTHONPYCACHEPREFIX": SANDBOX_PYCACHE_PREFIX,  # on the host: HOST_PYCACHE_PREFIX
     "PYTEST_ADDOPTS": "-p no:cacheprovider",
     "RUFF_NO_CACHE": "true",
     "MYPY_CACHE_DIR": os.devnull,

@@ -41,12 +41,11 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from agentci.policy.env import NO_CACHES
+from agentci.process import SANDBOX_PYCACHE_PREFIX
 from agentci.tempdirs import make_temp_dir
 
-#: Where the prefix is inside every sandbox (its private ``/tmp``): NO_CACHES's default
-#: when the host's temporary folder is ``/tmp``.
-SANDBOX_PREFIX = "/tmp/agentci-pycache"
+#: Where the prefix is inside every sandbox (its private ``/tmp``): NO_CACHES's value.
+SANDBOX_PREFIX = SANDBOX_PYCACHE_PREFIX
 #: A store with more entries than this is emptied and filled again (it grows with every
 #: interpreter and virtualenv whose modules verify imported).
 MAX_ENTRIES = 60_000
@@ -61,11 +60,8 @@ QUIET = ".quiet"
 
 def store_dir(environ: Mapping[str, str] | None = None) -> Path | None:
     """The store for sandboxed Python, created when missing; None when it is off
-    (``AGENTCI_PYC_CACHE=off``), unusable (not a folder of ours, writable by others) or
-    when the sandbox's prefix is not :data:`SANDBOX_PREFIX` (TMPDIR is not /tmp)."""
+    (``AGENTCI_PYC_CACHE=off``) or unusable (not a folder of ours, writable by others)."""
     env = os.environ if environ is None else environ
-    if NO_CACHES["PYTHONPYCACHEPREFIX"] != SANDBOX_PREFIX:
-        return None
     chosen = env.get("AGENTCI_PYC_CACHE")
     if chosen is not None and chosen.strip().lower() in ("", "off", "0", "false", "no"):
         return None
