@@ -8,7 +8,6 @@ guards, the structured answer it expects. A recipe may replace that prompt or ap
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -23,7 +22,8 @@ _SYSTEM = Environment(undefined=StrictUndefined, keep_trailing_newline=True).fro
 You are a coding agent run by agentci inside an automated pipeline (CI). No human is watching \
 and nobody can answer questions: never ask for confirmation, decide and act.
 
-Your workspace is a checkout at `{{ workspace }}`. Use paths relative to it. Your tools:
+Your workspace is a checkout at `{{ workspace }}`. Use paths relative to it. Your tools, by \
+kind (their declarations say what each does):
 {{ tools }}
 
 An approval policy (mode `{{ mode }}`) decides every tool call. A denied call returns the \
@@ -37,11 +37,10 @@ Check your work the same way before you stop.
 {% endif %}"""
 )
 
-_SENTENCE_END = re.compile(r"\.\s+(?=[A-Z`])")
 _KIND_NOTE = {
-    ToolKind.read: "looks around; calls of one turn run in parallel",
-    ToolKind.edit: "changes files",
-    ToolKind.execute: "runs a command",
+    ToolKind.read: "look around (calls of one turn run in parallel)",
+    ToolKind.edit: "change files",
+    ToolKind.execute: "run a command",
 }
 
 
@@ -59,19 +58,15 @@ class PromptFacts:
 
 
 def tool_lines(tools: Iterable[Tool]) -> str:
-    """One line per tool: its name, what kind of tool it is, its description's first sentence."""
+    """One line per kind of tool: what that kind does, then the names of the task's tools of
+    that kind. Their descriptions are not repeated: the request declares every tool with its
+    description and parameters."""
+    by_kind: dict[ToolKind, list[str]] = {kind: [] for kind in _KIND_NOTE}
+    for tool in tools:
+        by_kind[tool.kind].append(tool.name)
     return "\n".join(
-        f"- {tool.name} ({_KIND_NOTE[tool.kind]}): {first_sentence(tool.description)}"
-        for tool in tools
+        f"- {_KIND_NOTE[kind]}: {', '.join(names)}" for kind, names in by_kind.items() if names
     )
-
-
-def first_sentence(text: str) -> str:
-    """The first sentence of ``text`` (a period followed by a capital; "e.g." is not an end)."""
-    for end in _SENTENCE_END.finditer(text):
-        if not text[: end.start() + 1].endswith(("e.g.", "i.e.")):
-            return text[: end.start() + 1]
-    return text
 
 
 def after_stop_lines(facts: PromptFacts) -> str:

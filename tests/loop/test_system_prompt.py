@@ -26,7 +26,7 @@ workspace: {{path: ws}}
 """
 
 
-def _system(tmp_path: Path, extra: str = "") -> str:
+def _body(tmp_path: Path, extra: str = "") -> dict:
     init_repo(tmp_path / "ws", {"README.md": "hello\n"})
     recipe = tmp_path / "r.yaml"
     recipe.write_text(RECIPE.format(extra=extra))
@@ -34,24 +34,39 @@ def _system(tmp_path: Path, extra: str = "") -> str:
         run = run_recipe(recipe, tmp_path / "out", cwd=tmp_path, env=fake.env())
         body = fake.generate_requests[0].body
     assert run.code == 0, run.stderr
-    return body["systemInstruction"]["parts"][0]["text"]
+    return body
 
 
-def test_agentcis_prompt_lists_every_tool_of_the_registry_and_the_mode(tmp_path: Path):
+def _system(tmp_path: Path, extra: str = "") -> str:
+    return _body(tmp_path, extra)["systemInstruction"]["parts"][0]["text"]
+
+
+def test_agentcis_prompt_names_every_tool_of_the_registry_by_kind_and_the_mode(tmp_path: Path):
     system = _system(tmp_path, "policy: {mode: read_only}")
-    for tool in default_tools().values():
-        line = next(x for x in system.splitlines() if x.startswith(f"- {tool.name} ("))
-        sentence = line.split("): ", 1)[1]
-        assert tool.description.startswith(sentence) and sentence.endswith("."), line
-    glob = next(x for x in system.splitlines() if x.startswith("- glob ("))
-    assert glob == (
-        "- glob (looks around; calls of one turn run in parallel): Find files whose path "
-        "matches a glob pattern (e.g. `**/*.py`, `src/**/test_*.py`, `*.{ts,tsx}`; .gitignore "
-        "rules)."
-    )
+    assert (
+        "Your tools, by kind (their declarations say what each does):\n"
+        "- look around (calls of one turn run in parallel): read_file, list_directory, glob, "
+        "grep_search\n"
+        "- change files: write_file, replace\n"
+        "- run a command: run_shell_command\n"
+    ) in system
+    named = {name for line in system.splitlines() if line.startswith("- ")
+             for name in line.split(": ", 1)[1].split(", ")}  # fmt: skip
+    assert set(default_tools()) <= named
     assert "approval policy (mode `read_only`)" in system
     assert "submit_result" not in system
     assert system.rstrip().endswith("Instructions from the recipe:\nRecipe instruction here.")
+
+
+def test_agentcis_prompt_does_not_repeat_what_the_tool_declarations_say(tmp_path: Path):
+    """Each request declares every tool with its description: the system instruction, sent
+    with every request too, does not copy any part of a description."""
+    body = _body(tmp_path)
+    system = body["systemInstruction"]["parts"][0]["text"]
+    (tools,) = body["tools"]
+    for decl in tools["functionDeclarations"]:
+        first = decl["description"].split(". ")[0]
+        assert first not in system, decl["name"]
 
 
 def test_agentcis_prompt_says_what_is_checked_after_the_model_stops(tmp_path: Path):
