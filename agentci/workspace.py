@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from agentci.change.patch import find_repo_root
+from agentci.change.patch import find_repo_root, worktree_base
 from agentci.change.privgit import objects_dir
 from agentci.change.snapshot import find_repo_dirs
 from agentci.errors import InvalidInput
@@ -106,8 +106,45 @@ def ensure_git(path: Path) -> Path | None:
     return find_repo_root(path)  # reads .git entries: no GitPython import on start-up
 
 
-def prepare_workspace(ws: Workspace, *, base_dir: Path) -> PreparedWorkspace:
-    """Make the workspace the recipe asks for; ``ws.path`` is relative to ``base_dir``."""
+class Originals:
+    """What the tasks of one run or batch read once from the checkout their worktrees come
+    from: the commit every worktree starts from (``git rev-parse``), and the checkout's
+    uncommitted changes, which no worktree has (``git status``, a walk of the whole tree).
+    A batch of 16 tasks on one repository used to ask git both for each task. Safe to use
+    from several threads (tasks make their worktrees in worker threads)."""
+
+    def __init__(self) -> None:
+        self._head_lock = threading.Lock()
+        self._status_lock = threading.Lock()  # a long `git status` holds no head() back
+        self._heads: dict[Path, str] = {}
+        self._uncommitted: dict[Path, str] = {}
+
+    def head(self, top: Path, git_dir: Path | None) -> str:
+        """The commit ``HEAD`` of the repository at ``top`` names, read once ("" when none)."""
+        with self._head_lock:
+            if top not in self._heads:
+                done = run_git(["rev-parse", "--verify", "-q", "HEAD^{commit}"], cwd=top,
+                               repo=git_dir)  # fmt: skip
+                commit = done.stdout.decode(errors="replace").strip()
+                if done.returncode != 0 or not commit:
+                    return ""  # no commit yet: asked again by the next task, which fails too
+                self._heads[top] = commit
+            return self._heads[top]
+
+    def uncommitted(self, original: Path) -> str:
+        """The original checkout's uncommitted changes, described once ("" when clean; see
+        :func:`~agentci.change.patch.worktree_base`)."""
+        with self._status_lock:
+            if original not in self._uncommitted:
+                self._uncommitted[original] = worktree_base(original)[1]
+            return self._uncommitted[original]
+
+
+def prepare_workspace(
+    ws: Workspace, *, base_dir: Path, originals: Originals | None = None
+) -> PreparedWorkspace:
+    """Make the workspace the recipe asks for; ``ws.path`` is relative to ``base_dir``.
+    ``originals``: what the run's tasks have read from the original checkout already."""
     src = Path(base_dir) / ws.path
     if not src.exists():
         hint = (
@@ -127,7 +164,10 @@ def prepare_workspace(ws: Workspace, *, base_dir: Path) -> PreparedWorkspace:
         ensure_git(src)
         return PreparedWorkspace(path=src, original=src, isolation="none")
     if ws.isolation in ("copy", "worktree"):
-        made = _copy(src) if ws.isolation == "copy" else _worktree(src, ws.path)
+        if ws.isolation == "copy":
+            made = _copy(src)
+        else:
+            made = _worktree(src, originals if originals is not None else Originals())
         add_workspace(made.path)
         return made
     raise InvalidInput(f"workspace.isolation: unknown value {ws.isolation!r}")
@@ -225,7 +265,7 @@ def _forget_half(wt: Path) -> None:
         forget_worktree(half, wt.parent)
 
 
-def _worktree(src: Path, named: str) -> PreparedWorkspace:
+def _worktree(src: Path, originals: Originals) -> PreparedWorkspace:
     top = ensure_git(src)
     if top is None:
         raise InvalidInput(
@@ -234,9 +274,8 @@ def _worktree(src: Path, named: str) -> PreparedWorkspace:
         )
     found = find_repo_dirs(top)  # read from .git entries, as ensure_git found the top
     git_dir = found[1] if found is not None else _git_dir(top)
-    head = run_git(["rev-parse", "--verify", "-q", "HEAD^{commit}"], cwd=top, repo=git_dir)
-    commit = head.stdout.decode(errors="replace").strip()
-    if head.returncode != 0 or not commit:
+    commit = originals.head(top, git_dir)
+    if not commit:
         raise InvalidInput(f"workspace.isolation: worktree needs a commit, but {top} has none yet")
     tmp = make_temp_dir("worktree")
     wt = tmp / (top.name or "worktree")

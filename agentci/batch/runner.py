@@ -58,7 +58,7 @@ from agentci.reports.report import RunReport, TaskReport
 from agentci.run.resume import ResumePoint
 from agentci.run.runner import Runner, delivery_for, finish_run, new_run_id
 from agentci.run.task import RunSettings
-from agentci.workspace import ensure_git
+from agentci.workspace import Originals, ensure_git
 
 
 def isolate(tasks: list[BatchTask], base_dir: Path) -> tuple[dict[str, Recipe], list[str]]:
@@ -127,6 +127,7 @@ class BatchRunner:
         }
         self.hook_files = {name: HookFiles() for name in self.recipes}
         self.provider_state: dict[str, Any] = {}  # shared by the run's providers
+        self.originals = Originals()  # the original checkouts' HEAD and status, read once
         self.signal_name: str | None = None
         self.committed = False  # the merged outputs are written: no signal changes them
         self.running: dict[str, Runner] = {}
@@ -216,6 +217,7 @@ class BatchRunner:
             totals=self.totals.get(recipe.name),
             redactor=self.redactor,
             provider_state=self.provider_state,
+            originals=self.originals,
             hook_files=self.hook_files[recipe.name],
             resume=self.resume.get(task.key, {}),
         )

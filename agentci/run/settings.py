@@ -18,6 +18,7 @@ from agentci.providers.base import Provider
 from agentci.recipe.prompt_recipe import recipe_label
 from agentci.recipe.schema import Recipe
 from agentci.spec import TaskSpec
+from agentci.workspace import Originals
 
 if TYPE_CHECKING:
     from agentci.reports.redact import Redactor
@@ -40,6 +41,8 @@ class RunSettings:
     tasks_started: int = 0  # setup of a later task runs in the sandbox (agent work is there)
     hook_files: HookFiles = field(default_factory=HookFiles)  # hooks' private folder, at start
     resume: dict[str, ResumePoint] = field(default_factory=dict)  # --resume: by task name
+    #: the original checkout's HEAD and uncommitted changes, read once (a batch shares one)
+    originals: Originals = field(default_factory=Originals)
 
     @property
     def recipe_dir(self) -> Path:

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentci.change.patch import ChangeTracker, worktree_base
+from agentci.change.patch import ChangeTracker
 from agentci.errors import InvalidInput, StopRun
 from agentci.events import types as ev
 from agentci.hooks.runner import HookRunner
@@ -132,8 +132,10 @@ class TaskRun:
             )
             refuse_inside_workspace(self.plan.out_dir, workspace.path)
             if workspace.isolation == "worktree":
+                originals = self.settings.originals
                 self._check_worktree_base(
-                    await asyncio.to_thread(worktree_base, workspace.original)
+                    workspace.base_commit,
+                    await asyncio.to_thread(originals.uncommitted, workspace.original),
                 )
             elif workspace.isolation == "none":  # one run at a time edits a folder in place
                 lock_workspace(workspace.path)
@@ -180,7 +182,12 @@ class TaskRun:
         while a batch's other tasks go on. Cancelled meanwhile, the workspace is removed once
         it is made."""
         job = asyncio.ensure_future(
-            asyncio.to_thread(prepare_workspace, config, base_dir=self.settings.base_dir)
+            asyncio.to_thread(
+                prepare_workspace,
+                config,
+                base_dir=self.settings.base_dir,
+                originals=self.settings.originals,
+            )
         )
         try:
             return await asyncio.shield(job)
@@ -208,10 +215,10 @@ class TaskRun:
             return (".agentci",)
         return (".agentci", out.relative_to(workspace).as_posix())
 
-    def _check_worktree_base(self, found: tuple[str, str]) -> None:
-        """``isolation: worktree`` starts from HEAD: say so when the original has more
-        (``found``: :func:`~agentci.change.patch.worktree_base` of the original)."""
-        base, dirty = found
+    def _check_worktree_base(self, commit: str | None, dirty: str) -> None:
+        """``isolation: worktree`` starts from HEAD (``commit``): say so when the original has
+        more (``dirty``: its uncommitted changes, :meth:`~agentci.workspace.Originals.uncommitted`)."""
+        base = f"HEAD {commit[:12]}" if commit else "HEAD"
         self.patch_base = base
         if dirty:
             message = (
