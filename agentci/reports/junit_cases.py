@@ -29,13 +29,17 @@ class CaseInfo:
     status: str = ""
 
 
-def _category(final: VerifyResult, test_id: str) -> str:
-    if final.phase == "baseline":
-        return "baseline"
-    for name in ("fixed", "regressed", "flaky", "still_failing", "added_failing", "added"):
-        if test_id in final.changes.get(name, []):
-            return name
-    return "unchanged"
+#: The categories a final run's test can be in, the first that holds it winning.
+_ORDER = ("fixed", "regressed", "flaky", "still_failing", "added_failing", "added")
+
+
+def _categories(final: VerifyResult) -> dict[str, str]:
+    """Each test id of ``final.changes`` and its category (the first of :data:`_ORDER` that
+    lists it), made once: one lookup per test, never a search of the lists."""
+    found: dict[str, str] = {}
+    for name in reversed(_ORDER):
+        found.update(dict.fromkeys(final.changes.get(name, []), name))
+    return found
 
 
 def verify_cases(task: TaskReport) -> list[CaseInfo]:
@@ -46,9 +50,10 @@ def verify_cases(task: TaskReport) -> list[CaseInfo]:
     final = task.verify[-1]
     cases = []
     seen = set()
+    categories = {} if final.phase == "baseline" else _categories(final)
     for test in final.tests:
         seen.add(test.id)
-        status = _category(final, test.id)
+        status = "baseline" if final.phase == "baseline" else categories.get(test.id, "unchanged")
         message = test.message
         if status in ("fixed", "regressed", "flaky"):
             message = f"{status}. {message}".strip()

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
+from xml.etree import ElementTree as ET
 
+import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 from outputs_fixtures import run, task, verify
 
@@ -116,3 +119,28 @@ def test_a_suite_of_twenty_thousand_tests_is_written_whole(tmp_path: Path) -> No
     cases = {c.name: c.result for c in suite}
     assert isinstance(cases["verify:t::test_19997"][0], Failure)
     assert cases["verify:t::test_19997"][0].message == "m19997"
+
+
+@pytest.mark.timeout(60)
+def test_every_test_of_a_large_suite_the_agent_fixed_is_marked_fixed(tmp_path: Path) -> None:
+    # Each test's status is one lookup: it searched the change lists (every fixed test's id)
+    # for every test, which took minutes for this suite (over the timeout).
+    ids = [f"tests.test_m{i % 20}::test_{i}" for i in range(100_000)]
+    base = verify(False, [(i, "failed", "boom") for i in ids])
+    base = base.model_copy(update={"phase": "baseline", "attempt": 0})
+    final = verify(True, [(i, "passed", "") for i in ids])
+    final = final.model_copy(update={"changes": {"fixed": ids[:-2], "regressed": ids[-2:]}})
+    write_junit(tmp_path / "j.xml", run(task(verify=[base, final])))
+    statuses = {
+        case.get("name"): case.get("status")
+        for _, case in ET.iterparse(tmp_path / "j.xml")
+        if case.tag == "testcase"
+    }
+    assert statuses["agent"] == "success"
+    assert statuses["verify:tests.test_m0::test_0"] == "fixed"
+    assert statuses["verify:tests.test_m19::test_99999"] == "regressed"
+    assert sorted(Counter(statuses.values()).items()) == [
+        ("fixed", 99_998),
+        ("regressed", 2),
+        ("success", 1),
+    ]
