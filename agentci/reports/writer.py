@@ -55,19 +55,28 @@ OPTIONAL_OUTPUTS = frozenset({"report.html", "sarif.json"})
 UNWRITTEN = "writing outputs failed: "
 
 
+def _redacted_verify(result: VerifyResult, redactor: Redactor) -> VerifyResult:
+    """``result`` with every string redacted: itself when its JSON text holds no secret's
+    anchor (one scan of the text, however many tests it lists), else a redacted copy."""
+    data = result.model_dump()
+    safe = redactor.redact_json(data)
+    return result if safe is data else VerifyResult.model_validate(safe)
+
+
 def redact_report(run: RunReport, redactor: Redactor) -> RunReport:
-    """A copy of ``run`` with every string redacted."""
+    """A copy of ``run`` with every string redacted. The large parts (the verify runs with
+    their tests, ``extra`` with the per-test changes) are scanned once as JSON text and walked
+    string by string only when a secret's anchor is in them (:meth:`Redactor.redact_json`);
+    a part with nothing to mask is shared with ``run``, not copied."""
     r = redactor.redact
 
     def task(t: TaskReport) -> TaskReport:
-        verify = [
-            VerifyResult.model_validate(redactor.redact_obj(v.model_dump())) for v in t.verify
-        ]
         return dataclasses.replace(
             t, name=r(t.name), reason=r(t.reason), summary=r(t.summary), model=r(t.model),
-            changed_files=[r(f) for f in t.changed_files], verify=verify,
-            extra=redactor.redact_obj(t.extra), output=redactor.redact_obj(t.output),
-            context_files=redactor.redact_obj(t.context_files),
+            changed_files=[r(f) for f in t.changed_files],
+            verify=[_redacted_verify(v, redactor) for v in t.verify],
+            extra=redactor.redact_json(t.extra), output=redactor.redact_json(t.output),
+            context_files=redactor.redact_json(t.context_files),
         )  # fmt: skip
 
     return dataclasses.replace(
@@ -210,7 +219,7 @@ def write_outputs(
         _safely(
             "result.json",
             out_dir / "result.json",
-            lambda: dumps(redactor.redact_obj(result_dict(safe_run))),
+            lambda: dumps(redactor.redact_json(result_dict(safe_run))),
             minimal_json,
             redactor,
             json.loads,
@@ -222,7 +231,7 @@ def write_outputs(
             _safely(
                 "output.json",
                 out_dir / "output.json",
-                lambda: dumps(redactor.redact_obj(output)),
+                lambda: dumps(redactor.redact_json(output)),
                 "null\n",
                 redactor,
                 json.loads,
