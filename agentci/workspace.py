@@ -17,8 +17,9 @@
   is a subfolder of the repository, the agent works in the same subfolder of the worktree.
   :meth:`PreparedWorkspace.cleanup` removes the worktree again (``git worktree remove`` of that
   worktree alone; never ``git worktree prune``, which would also drop the user's own worktrees
-  that git cannot see at the moment, such as one moved by hand). Adding the worktree and
-  unregistering it hold a lock on the repository (:func:`~agentci.tempdirs.worktrees_locked`),
+  that git cannot see at the moment, such as one moved by hand). Adding the worktree (its
+  files are checked out after) and unregistering it hold a lock on the repository
+  (:func:`~agentci.tempdirs.worktrees_locked`),
   so agentci runs and batch tasks on one repository at once do not make each other's
   ``git worktree add`` fail; should git still fail reading another worktree's entry that just
   went away, the add is tried once more.
@@ -243,18 +244,27 @@ def _locked(common_dir: Path) -> Iterator[None]:
 
 
 def _add_worktree(top: Path, git_dir: Path | None, common: Path, wt: Path, commit: str) -> None:
-    """``git worktree add`` of ``commit`` at ``wt`` under the locks; once more when git failed
-    reading an entry that went away meanwhile (a process that takes no lock, such as an older
-    agentci or the user's own ``git worktree remove``); ``common`` is the git common dir."""
+    """``git worktree add --no-checkout`` of ``commit`` at ``wt`` under the locks (once more
+    when git failed reading an entry that went away meanwhile: a process that takes no lock,
+    such as an older agentci or the user's own ``git worktree remove``), then its files checked
+    out after the locks are released, by the ``git reset --hard`` that ``worktree add`` itself
+    runs: the locks guard the repository's list of worktrees, and the tasks of a batch check out
+    their own worktrees at the same time (on a large repository the checkout is most of the
+    add, seconds a task). ``common`` is the git common dir."""
     for last in (False, True):
         with _locked(common):
             try:
-                _run_git(["worktree", "add", "-q", "--detach", str(wt), commit], top, git_dir)
-                return
+                _run_git(["worktree", "add", "-q", "--no-checkout", "--detach", str(wt), commit],
+                         top, git_dir)  # fmt: skip
+                break
             except InvalidInput as err:
                 if last or not _ENTRY_GONE.search(str(err)):
                     raise
                 _forget_half(wt)
+    admin = worktree_admin(wt)
+    if admin is None:
+        raise InvalidInput(f"git worktree add in {top} made no worktree at {wt}")
+    _run_git(["reset", "-q", "--hard", "--no-recurse-submodules"], wt, admin)
 
 
 def _forget_half(wt: Path) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -163,3 +165,28 @@ def test_worktrees_made_and_removed_from_several_threads_at_once_all_work(tmp_pa
     with ThreadPoolExecutor(max_workers=6) as pool:
         assert list(pool.map(cycle, range(6))) == ["x = 1\n" * 3] * 6
     assert git(repo, "worktree", "list", "--porcelain").count("worktree ") == 1
+
+
+def test_a_worktrees_files_are_checked_out_after_the_repository_lock_is_released(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lock on the repository's worktrees (other agentci processes, a batch's other tasks)
+    is held while git registers the worktree, not while it writes the worktree's files: a
+    ``git`` on PATH (a stub that runs the real one) records, for the command that checks the
+    files out, whether it could take that lock itself."""
+    repo = make_repo(tmp_path / "repo")
+    log, stub = tmp_path / "lock.log", tmp_path / "bin"
+    stub.mkdir()
+    (stub / "git").write_text(
+        "#!/bin/sh\n"
+        'for a in "$@"; do [ "$a" = reset ] && break; done\n'
+        f'if [ "$a" = reset ]; then flock -n -x {repo / ".git"} true && echo free >> {log} '
+        f"|| echo held >> {log}; fi\n"
+        f'exec {shutil.which("git")} "$@"\n'
+    )
+    (stub / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{stub}:{os.environ['PATH']}")
+    with prepare_workspace(Workspace(path="repo", isolation="worktree"), base_dir=tmp_path) as pw:
+        assert log.read_text() == "free\n"
+        assert (pw.path / "src" / "m.py").read_text() == "x = 1\n"
+        assert git(pw.path, "status", "--porcelain") == ""  # index and files are HEAD's
