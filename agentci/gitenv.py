@@ -113,11 +113,14 @@ def config_env(items: Sequence[str]) -> dict[str, str]:
     return env
 
 
-def git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """agentci's environment without any ``GIT_*`` variable, plus :data:`FORCED_ENV`,
-    :data:`SAFE_CONFIG` (:func:`config_env`) and ``extra`` (e.g. ``GIT_DIR``/
-    ``GIT_WORK_TREE``/``GIT_INDEX_FILE`` of a private git dir)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+def git_env(
+    extra: Mapping[str, str] | None = None, *, base: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """agentci's environment (or ``base``) without any ``GIT_*`` variable, plus
+    :data:`FORCED_ENV`, :data:`SAFE_CONFIG` (:func:`config_env`) and ``extra`` (e.g.
+    ``GIT_DIR``/``GIT_WORK_TREE``/``GIT_INDEX_FILE`` of a private git dir)."""
+    source = os.environ if base is None else base
+    env = {k: v for k, v in source.items() if not k.startswith("GIT_")}
     env.update(FORCED_ENV)
     env.update(config_env(SAFE_CONFIG))
     if extra:

@@ -1,12 +1,19 @@
 #!/usr/bin/env python3
 """A stand-in for GitHub's ``gh`` command: records every call and answers like gh does, from a
 small JSON state (pull requests, issue comments). Installed as ``gh`` on a test's PATH by
-:func:`install_gh_stub`; ``GH_STUB_DIR`` names its folder (log.jsonl, state.json)."""
+:func:`install_gh_stub`; ``GH_STUB_DIR`` names its folder (log.jsonl, state.json).
+
+Like gh, ``pr create`` runs ``git`` from its ``PATH`` in its working directory, also with
+``--repo`` and ``--head`` (gh's pkg/cmd/pr/create ``NewCreateContext``: ``git remote -v`` for
+the remotes, ``git status --porcelain`` for the uncommitted-changes warning; failures are
+ignored when ``--repo`` is given)."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -25,8 +32,8 @@ def main(argv: list[str]) -> int:
     folder = Path(os.environ["GH_STUB_DIR"])
     stdin = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
     with open(folder / "log.jsonl", "a") as fh:
-        fh.write(json.dumps({"argv": argv, "stdin": stdin,
-                             "token": os.environ.get("GH_TOKEN")}) + "\n")  # fmt: skip
+        fh.write(json.dumps({"argv": argv, "stdin": stdin, "token": os.environ.get("GH_TOKEN"),
+                             "env": sorted(os.environ)}) + "\n")  # fmt: skip
     state = _state(folder)
     repo = _opt(argv, "--repo")
     out: object = None
@@ -35,6 +42,7 @@ def main(argv: list[str]) -> int:
         out = [{"number": p["number"], "url": p["url"]} for p in state["prs"]
                if p["head"] == head and p["repo"] == repo and p["state"] == "open"]  # fmt: skip
     elif argv[:2] == ["pr", "create"]:
+        _git_as_gh_does()
         if any(p["head"] == _opt(argv, "--head") and p["state"] == "open" for p in state["prs"]):
             print("a pull request for branch already exists", file=sys.stderr)
             return 1
@@ -82,6 +90,13 @@ def main(argv: list[str]) -> int:
     if out is not None:
         print(json.dumps(out))
     return 0
+
+
+def _git_as_gh_does() -> None:
+    git = shutil.which("git")
+    for args in (["remote", "-v"], ["status", "--porcelain"]):
+        if git:
+            subprocess.run([git, *args], capture_output=True, stdin=subprocess.DEVNULL)
 
 
 def install_gh_stub(bin_dir: Path, folder: Path) -> None:

@@ -25,8 +25,8 @@ GH = """\
 import json, os, subprocess, sys
 
 args = sys.argv[1:]
-mode = os.environ["GH_MODE"]
-folder = os.environ["GH_FOLDER"]
+folder = FOLDER  # the delivery passes gh no variable of the job's but its own few
+mode = open(os.path.join(folder, "mode")).read()
 with open(os.path.join(folder, "calls"), "a") as fh:
     fh.write(json.dumps(args) + "\\n")
 if args[:1] == ["api"] and "--method" not in args:  # a page of comments
@@ -90,7 +90,7 @@ class Deliver:
         self.folder = base / "stub-state"
         self.folder.mkdir()
         gh = stubs / "gh"
-        gh.write_text(f"#!{sys.executable}\n{GH}")
+        gh.write_text(f"#!{sys.executable}\nFOLDER = {str(self.folder)!r}\n{GH}")
         gh.chmod(0o755)
         (base / "event.json").write_text(json.dumps(PR_EVENT))
         self.output = base / "github-output"
@@ -109,7 +109,6 @@ class Deliver:
             "GITHUB_OUTPUT": str(self.output),
             "AGENTCI_GITHUB_TOKEN": TOKEN,
             "AGENTCI_DELIVERY_TIMEOUT": TIMEOUT,
-            "GH_FOLDER": str(self.folder),
         }
 
     def stall_git_push(self) -> None:
@@ -118,10 +117,11 @@ class Deliver:
         git.chmod(0o755)
 
     def run(self, gh_mode: str, *flags: str) -> subprocess.CompletedProcess[str]:
+        (self.folder / "mode").write_text(gh_mode)
         return subprocess.run(
             [sys.executable, "-I", "-m", "agentci.delivery", "deliver", "--workspace",
              str(self.ws), "--out", ".agentci/out", "--exit-code", "0", *flags],
-            cwd=self.stubs, env={**self.env, "GH_MODE": gh_mode},
+            cwd=self.stubs, env=self.env,
             capture_output=True, text=True, timeout=120,
         )  # fmt: skip
 

@@ -16,7 +16,7 @@ from agentci.delivery.context import DeliveryError, GitHubContext, untrusted_che
 from agentci.delivery.gh import Gh
 from agentci.delivery.out_folder import UnsafeOutFolder, out_folder, wrote_outputs
 from agentci.delivery.outputs import MAX_JSON, collect, github_output, step_summary
-from agentci.delivery.process import GIT_TIMEOUT, run_bounded, timeout_for
+from agentci.delivery.process import GIT_TIMEOUT, delivery_env, run_bounded, timeout_for
 from agentci.delivery.pull_request import branch_name, commit_patch, open_or_update, push_branch
 from agentci.delivery.sandbox_setup import describe, prepare_sandbox
 from agentci.events.annotations import escape_data
@@ -31,10 +31,10 @@ def _say(kind: str, text: str, title: str = "agentci delivery") -> None:
 
 
 def _head(workspace: Path) -> str:
+    env = git_env({"GIT_DIR": str(workspace / ".git")}, base=delivery_env())
     try:
-        done = run_bounded(git_argv(["rev-parse", "HEAD"], repo=workspace / ".git"),
-                           cwd=workspace, env=git_env({"GIT_DIR": str(workspace / ".git")}), timeout=timeout_for(GIT_TIMEOUT),
-                           what="git rev-parse")  # fmt: skip
+        done = run_bounded(git_argv(["rev-parse", "HEAD"], repo=workspace / ".git"), cwd=workspace,
+                           env=env, timeout=timeout_for(GIT_TIMEOUT), what="git rev-parse")  # fmt: skip
     except DeliveryError:
         return ""
     return done.stdout.decode(errors="replace").strip() if done.returncode == 0 else ""

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 from agentci.delivery.context import DeliveryError
-from agentci.delivery.process import GH_TIMEOUT, run_bounded, timeout_for
+from agentci.delivery.process import GH_TIMEOUT, delivery_env, run_bounded, timeout_for
 from agentci.hostprog import host_program
 
 
 class Gh:
-    """Runs ``gh`` with ``GH_TOKEN`` set to ``token`` and no prompts; each call bounded in time
+    """Runs ``gh`` with ``GH_TOKEN`` set to ``token``, no prompts and nothing else of the job's
+    secrets (:func:`~agentci.delivery.process.delivery_env`); each call bounded in time
     (:mod:`agentci.delivery.process`)."""
 
     def __init__(self, token: str, repository: str) -> None:
@@ -24,7 +24,7 @@ class Gh:
         self.exe = exe
         self.repository = repository
         self.env = {
-            **{k: v for k, v in os.environ.items() if k not in ("GITHUB_TOKEN", "GH_HOST")},
+            **delivery_env(),
             "GH_TOKEN": token,
             "GH_PROMPT_DISABLED": "1",
             "GH_NO_UPDATE_NOTIFIER": "1",

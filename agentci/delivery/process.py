@@ -1,4 +1,5 @@
-"""The delivery's ``gh`` and ``git`` processes, each bounded in time as a whole process group.
+"""The delivery's ``gh`` and ``git`` processes, each bounded in time as a whole process group,
+with an environment of their own (:func:`delivery_env`).
 
 Every process starts in its own session (``start_new_session``: no ``preexec_fn``). When it
 does not finish in time, its whole process group is killed, so nothing it started (a
@@ -16,9 +17,35 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from agentci.delivery.context import DeliveryError
+from agentci.hostprog import safe_path
 
 GH_TIMEOUT = 120.0  # seconds for one gh call
 GIT_TIMEOUT = 300.0  # seconds for one git command (a push of a large change)
+
+#: What the delivery's processes take from the job's environment: where they live, their
+#: language, the runner's proxy and certificates, gh's config folder.
+KEPT: tuple[str, ...] = (
+    "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TZ",
+    "TMPDIR", "XDG_CONFIG_HOME", "GH_CONFIG_DIR", "CI", "GITHUB_ACTIONS",
+    "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
+    "http_proxy", "https_proxy", "no_proxy", "all_proxy",
+    "SSL_CERT_FILE", "SSL_CERT_DIR",
+)  # fmt: skip
+
+
+def delivery_env() -> dict[str, str]:
+    """The environment the delivery's ``gh`` and ``git`` start from: :data:`KEPT` of the job's,
+    and its ``PATH`` without the workspace's folders (:func:`agentci.hostprog.safe_path`).
+
+    The delivery runs after the agent had the workspace, with the GitHub token: gh runs
+    ``git`` from its ``PATH`` (``pr create`` lists the remotes), and a job that put the
+    project's ``.venv/bin`` on ``PATH`` would have it run a ``git`` the agent wrote there. The
+    job's other secrets (the model's key, cloud credentials, the OIDC request token, the token
+    under its input's name) are not passed: the processes that need the token get it as
+    ``GH_TOKEN`` alone."""
+    env = {name: os.environ[name] for name in KEPT if name in os.environ}
+    env["PATH"] = safe_path() or os.defpath
+    return env
 
 
 def timeout_for(default: float) -> float:

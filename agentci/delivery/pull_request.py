@@ -18,7 +18,7 @@ from pathlib import Path
 
 from agentci.delivery.context import DeliveryError, GitHubContext
 from agentci.delivery.gh import Gh
-from agentci.delivery.process import GIT_TIMEOUT, run_bounded, timeout_for
+from agentci.delivery.process import GIT_TIMEOUT, delivery_env, run_bounded, timeout_for
 from agentci.gitenv import git_argv, git_env
 
 BOT_NAME = "github-actions[bot]"
@@ -66,8 +66,9 @@ def _git(
         cwd=workspace,
         # Pinned to the checkout's repository: nothing in the workspace makes git discover another.
         env=git_env(
-            {"GIT_DIR": str(workspace / ".git"), "GIT_WORK_TREE": str(workspace), **(env or {})}
-        ),  # fmt: skip
+            {"GIT_DIR": str(workspace / ".git"), "GIT_WORK_TREE": str(workspace), **(env or {})},
+            base=delivery_env(),
+        ),
         stdin=stdin,
         timeout=timeout_for(GIT_TIMEOUT),
         what=f"git {_verb(args)}",
