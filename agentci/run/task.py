@@ -3,9 +3,10 @@
 :meth:`TaskRun.run` always returns a :class:`TaskReport` and the task's patch, whatever
 ended the task; the runner writes the outputs from them. The task runs from its
 :class:`~agentci.spec.TaskSpec` alone; beside it: :mod:`~agentci.run.task_sandbox` (sandboxes
-and setup), :mod:`~agentci.run.task_model` (provider, prices), :mod:`~agentci.run.task_finish`
-(the report and ``task_finished``), :mod:`~agentci.run.task_mcp` (MCP servers),
-:mod:`~agentci.run.settings` (what the run's tasks share).
+and setup), :mod:`~agentci.run.task_agent` (the session and verify's follow-ups),
+:mod:`~agentci.run.task_model` (provider, prices), :mod:`~agentci.run.task_finish` (the report
+and ``task_finished``), :mod:`~agentci.run.task_mcp` (MCP servers), :mod:`~agentci.run.settings`
+(what the run's tasks share).
 """
 
 from __future__ import annotations
@@ -36,19 +37,17 @@ from agentci.run.context_files import task_context
 from agentci.run.plan import render_prompt
 from agentci.run.resume import ResumeRefused, digest, head_commit
 from agentci.run.settings import RunSettings
+from agentci.run.task_agent import run_agent
 from agentci.run.task_finish import finish, stop_event
-from agentci.run.task_resume import disclose_masked, resume_workspace, warn_restart
 from agentci.run.task_sandbox import TaskSandboxes
 from agentci.run.verify_stage import ChangeCheck
 from agentci.spec import TaskSpec
 from agentci.tools.pick_engine import default_engine
-from agentci.verify.kept import keep_ignored
 from agentci.workspace import PreparedWorkspace, prepare_workspace
 
 if TYPE_CHECKING:
     from agentci.change.change import Change, Patch
     from agentci.context.memory import ProjectContext
-    from agentci.loop.session import Session
     from agentci.recipe.schema import Workspace
 
 Emit = Callable[[ev.Event], object]
@@ -270,22 +269,8 @@ class TaskRun:
         ready, prompt, context = await self._baseline(workspace)
         if not ready:
             return  # the baseline already passes: nothing to fix, no tokens spent
-        # The tools, the MCP servers and the agent loop are built only once the baseline
-        # verify has failed: a task whose verify already passes never loads or starts them.
-        # deferred: MCP servers start only when the model will call them
-        from agentci.run.task_mcp import mcp_servers
-
-        # deferred: the tools, the provider's SDK and the agent loop load only for the model
-        from agentci.run.task_session import agent_tools, new_session
-
-        tools, answer, ctx = agent_tools(self, workspace, env=env, sandbox=sandbox, search=search)
-        redactor, emit = self.settings.redactor, self.emit
-        async with mcp_servers(plan, workspace=workspace, env=env, sandbox=sandbox, tools=tools,
-                               redactor=redactor, emit=emit):  # fmt: skip
-            # the model is needed only now: a missing key does not stop a run whose work is done
-            session = new_session(self, workspace=workspace, tools=tools, policy=policy, ctx=ctx,
-                                  hooks=hooks, answer=answer)  # fmt: skip
-            await self._run_agent(session, workspace, prompt, context)
+        await run_agent(self, workspace, env=env, sandbox=sandbox, search=search, policy=policy,
+                        hooks=hooks, prompt=prompt, context=context)  # fmt: skip
 
     async def _baseline(self, workspace: Path) -> tuple[bool, str | None, ProjectContext]:
         """The baseline verify, the prompt and the project context; says ``task_started``.
@@ -298,43 +283,6 @@ class TaskRun:
         self.context_files = [f.info() for f in context.files]
         self._started(prompt or "")
         return ready, prompt, context
-
-    async def _run_agent(
-        self, session: Session, workspace: Path, prompt: str | None, context: ProjectContext
-    ) -> None:
-        """The patch baseline, then the session; after each, guards + verify decide whether the
-        model gets a follow-up prompt or the task is done (docs/verify.md)."""
-        check = self.check
-        assert check is not None
-        tracker = await ChangeTracker.start(
-            workspace, exclude=self.private_dirs(workspace), deadline=self.git_deadline()
-        )
-        self.fingerprint["base_tree"] = tracker.baseline.tree
-        point = self.resume_point if self.resume_point and self.resume_point.continued else None
-        if self.resume_point is not None:
-            warn_restart(self, self.resume_point)
-        if point is not None:  # --resume: the earlier patch on the workspace, its history
-            self.state.messages = list(point.history)
-            try:
-                await resume_workspace(self, point, tracker, workspace)
-            except BaseException:
-                tracker.cleanup()
-                raise
-            self.resumed = True
-            disclose_masked(self, point)
-        self.tracker = tracker
-        if self.plan.guards.allowed_paths is not None or check.weakened.active:
-            # ignored files are put back after (allowed_paths), or stand in for the agent's
-            # versions while verify decides (weakened_tests: agentci.verify.set_aside)
-            await asyncio.to_thread(keep_ignored, self.tracker.baseline)
-        check.tracker = self.tracker
-        block = context.block()  # the project context goes with the first prompt only
-        while prompt is not None:
-            self.tracker.agent_started()
-            turns = session.resume() if point is not None else session.run(prompt, context=block)
-            async for event in turns:
-                self.emit(event)
-            prompt, block, point = await check.after_agent(), "", None
 
     def _started(self, prompt: str) -> None:
         """``task_started``, once, with the rendered prompt — known after setup and the baseline
