@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lean_pytest import NO_PLUGIN_AUTOLOAD, without_plugin_autoload
+
 from agentci.testing.case import shell_call, tool_call, write_call, write_case
 
 FILES = {
@@ -13,12 +15,15 @@ FILES = {
     "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
 }
 RECIPE = {
-    "policy": {
-        "mode": "auto_edit",
-        "rules": [
-            {"tool": "run_shell_command", "command": "python -m pytest", "decision": "allow"}
-        ],
-    },
+    # the model's and verify's pytest without the suite's venv plugins (tests/lean_pytest.py)
+    "policy": without_plugin_autoload(
+        {
+            "mode": "auto_edit",
+            "rules": [
+                {"tool": "run_shell_command", "command": "python -m pytest", "decision": "allow"}
+            ],
+        }
+    ),
     "verify": {"command": "python -m pytest -q", "attempts": 2},
     "guards": {"forbid_test_edits": ["tests/**"]},
     "sandbox": "none",
@@ -35,7 +40,7 @@ def test_the_models_test_runs_write_no_caches(tmp_path: Path):
     script = [shell_call("python -m pytest -q"), FIX, shell_call("python -m pytest -q"),
               {"text": "Fixed add()."}]  # fmt: skip
     case = write_case(tmp_path, script, RECIPE, FILES)
-    run = case.run()
+    run = case.run(env=NO_PLUGIN_AUTOLOAD)
     assert run.result["status"] == "success", run.stderr
     assert _caches(case.repo) == []
     assert run.result["changed_files"] == ["calc.py"]
@@ -46,7 +51,7 @@ def test_a_cache_file_written_anyway_is_not_the_agents_change(tmp_path: Path):
     script = [FIX, write_call(pyc, "bytecode\n"), write_call(".pytest_cache/v/x", "[]\n"),
               {"text": "Fixed add()."}]  # fmt: skip
     case = write_case(tmp_path, script, RECIPE, FILES)
-    run = case.run()
+    run = case.run(env=NO_PLUGIN_AUTOLOAD)
     assert run.result["status"] == "success", run.stderr
     assert run.result["changed_files"] == ["calc.py"]
     assert "__pycache__" not in run.patch and ".pytest_cache" not in run.patch
