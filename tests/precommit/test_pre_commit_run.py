@@ -1,13 +1,18 @@
-"""The real ``pre-commit`` tool runs agentci's ``.pre-commit-hooks.yaml`` (``pre-commit
-try-repo``) on a repository whose staged files a scripted model fixes.
+"""The real ``pre-commit`` tool runs agentci's ``.pre-commit-hooks.yaml`` on a repository whose
+staged files a scripted model fixes: each project commits a ``.pre-commit-config.yaml`` that
+points at agentci's source at one commit, as a user's does (docs/pre-commit.md), and runs
+``pre-commit run`` (the staged files, as ``git commit`` does).
 
-try-repo installs the hook's environment with pip on every call (about 40 s; it keeps no
-store between calls), so there are two calls only. Both tests are marked ``pre_commit_install`` (``pytest -m 'not pre_commit_install'`` leaves them out
-while developing; the full suite and CI run them).
+pre-commit installs the hook's environment with pip once per repository and commit (about
+30 s of CPU) into its store, which the tests of this module share (a private
+``PRE_COMMIT_HOME``); each test still makes its own project. Both tests are marked
+``pre_commit_install`` (``pytest -m 'not pre_commit_install'`` leaves them out while
+developing; the full suite and CI run them).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -50,13 +55,18 @@ def hooks_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, dic
 
 
 def _project(hooks: tuple[Path, str, dict[str, str]], name: str) -> Path:
-    return init_repo(hooks[0].parent / name, FILES)
+    """The project, with a committed ``.pre-commit-config.yaml`` naming agentci's ``agentci``
+    hook at the source's commit."""
+    src, sha, _ = hooks
+    config = {"repos": [{"repo": str(src), "rev": sha, "hooks": [{"id": "agentci"}]}]}
+    return init_repo(
+        hooks[0].parent / name, {**FILES, ".pre-commit-config.yaml": json.dumps(config)}
+    )
 
 
-def _try_repo(project: Path, hooks: tuple[Path, str, dict[str, str]]):
-    src, sha, env = hooks
-    cmd = [sys.executable, "-m", "pre_commit", "try-repo", str(src), "agentci", "--ref", sha]
-    return _run(cmd, project, env)
+def _pre_commit_run(project: Path, hooks: tuple[Path, str, dict[str, str]]):
+    """``pre-commit run``: the hooks on the staged files, as ``git commit`` runs them."""
+    return _run([sys.executable, "-m", "pre_commit", "run"], project, hooks[2])
 
 
 def test_staged_files_that_pass_let_the_commit_through_whatever_their_names(hooks_repo):
@@ -66,7 +76,7 @@ def test_staged_files_that_pass_let_the_commit_through_whatever_their_names(hook
     (project / "other.py").write_text("y = 3\n")
     (project / "--files-param=nope.py").write_text("z = 1\n")
     _run(["git", "add", "--", "other.py", "--files-param=nope.py"], project, hooks_repo[2])
-    done = _try_repo(project, hooks_repo)
+    done = _pre_commit_run(project, hooks_repo)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "agentci" in done.stdout and "Passed" in done.stdout
 
@@ -75,7 +85,7 @@ def test_a_fixed_file_fails_the_hook_so_it_is_staged_again(hooks_repo):
     project = _project(hooks_repo, "failing")
     (project / "app.py").write_text("x = 2  # BAD\n")
     _run(["git", "add", "app.py"], project, hooks_repo[2])
-    done = _try_repo(project, hooks_repo)
+    done = _pre_commit_run(project, hooks_repo)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "Failed" in done.stdout
     assert "files were modified by this hook" in done.stdout
