@@ -109,33 +109,39 @@ def make_view(store: Path) -> Path:
     return view
 
 
-def _quiet_file(store: Path, command: str) -> Path:
-    """The note for ``command``'s program (its first word): a command that names the files
-    to check (the pre-commit hook's ``ruff check {{ files }}``) differs from run to run."""
+def _quiet_file(store: Path, command: str, path: str | None) -> Path:
+    """The note for ``command``'s program: its first word (a command that names the files to
+    check, the pre-commit hook's ``ruff check {{ files }}``, differs from run to run), and for
+    a bare name the ``PATH`` it is looked up on (``path``): ``python`` of one virtualenv is not
+    ``python`` of another, whose imports the store may still lack. Text only: nothing is
+    looked up on disk."""
     words = command.split(maxsplit=1)
-    program = os.path.basename(words[0]) if words else ""
-    return store / QUIET / hashlib.sha256(program.encode()).hexdigest()[:32]
+    program = words[0] if words else ""
+    key = program if "/" in program else f"{program}\0{path or ''}"
+    return store / QUIET / hashlib.sha256(key.encode()).hexdigest()[:32]
 
 
-def is_quiet(store: Path, command: str) -> bool:
-    """Whether the last run of ``command`` (within :data:`QUIET_SECONDS`) taught the store
-    nothing: a linter, or a test suite whose imports the store already has."""
+def is_quiet(store: Path, command: str, path: str | None = None) -> bool:
+    """Whether the last run of ``command`` (within :data:`QUIET_SECONDS`; ``path``: the run's
+    ``PATH``) taught the store nothing: a linter, or a test suite whose imports the store
+    already has."""
     try:
-        age = time.time() - _quiet_file(store, command).stat().st_mtime
+        age = time.time() - _quiet_file(store, command, path).stat().st_mtime
     except OSError:
         return False
     return 0 <= age < QUIET_SECONDS
 
 
-def mark_quiet(store: Path, command: str, *, quiet: bool) -> None:
-    """Remember whether a run of ``command`` taught the store nothing."""
-    path = _quiet_file(store, command)
+def mark_quiet(store: Path, command: str, *, quiet: bool, path: str | None = None) -> None:
+    """Remember whether a run of ``command`` (``path``: its ``PATH``) taught the store
+    nothing."""
+    note = _quiet_file(store, command, path)
     with contextlib.suppress(OSError):
         if quiet:
-            path.parent.mkdir(exist_ok=True)
-            path.touch()
+            note.parent.mkdir(exist_ok=True)
+            note.touch()
         else:
-            path.unlink(missing_ok=True)
+            note.unlink(missing_ok=True)
 
 
 def empty_store(store: Path) -> None:

@@ -175,7 +175,7 @@ def pyc_view(
     then sees the store read-only, as the agent's commands do: :func:`is_quiet`)."""
     if box is None or box.pycache is None or env.get("PYTHONPYCACHEPREFIX") != SANDBOX_PREFIX:
         return box, None
-    if is_quiet(box.pycache, command):
+    if is_quiet(box.pycache, command, env.get("PATH")):
         return box, None
     try:
         view = make_view(box.pycache)
@@ -185,16 +185,19 @@ def pyc_view(
     return dataclasses.replace(box, pycache_view=view), view
 
 
-async def fill_from_view(view: Path, box: Sandbox, command: str) -> dict[str, int] | None:
+async def fill_from_view(
+    view: Path, box: Sandbox, command: str, path: str | None = None
+) -> dict[str, int] | None:
     """Add to the store what a verify run of ``command`` in ``box`` wrote into ``view``
-    (names only), and remember when it taught the store nothing."""
+    (names only), and remember when it taught the store nothing (for its program as the
+    run's ``PATH``, ``path``, finds it)."""
     if box.pycache is None:
         return None
     excluded = [box.workspace, *box.writable, *(source for source, _ in box.binds), view]
     names = [n for n in learned(view) if _may_fill(Path(n[0]), excluded, box.tmp_tools)]
     counts = await fill_store(box.pycache, names, like=box, excluded=excluded)
     new = 0 if counts is None else counts.get("copied", 0) + counts.get("compiled", 0)
-    mark_quiet(box.pycache, command, quiet=new == 0)
+    mark_quiet(box.pycache, command, quiet=new == 0, path=path)
     return counts
 
 

@@ -211,7 +211,7 @@ async def run_verify(
         if place is not None:
             _read_junit(run, place)
         if view is not None and box is not None:
-            await fill_from_view(view, box, verify.command)
+            await fill_from_view(view, box, verify.command, run_env.get("PATH"))
     finally:
         if view is not None:
             remove_view(view)

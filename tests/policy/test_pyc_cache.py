@@ -54,7 +54,7 @@ def test_a_command_that_taught_nothing_sees_the_store_read_only(tmp_path: Path) 
     assert not is_quiet(store, "ruff check")
     mark_quiet(store, "ruff check", quiet=True)
     assert is_quiet(store, "ruff check") and not is_quiet(store, "pytest")
-    assert is_quiet(store, "/usr/bin/ruff check src/a.py")  # per program: the files vary
+    assert is_quiet(store, "ruff check src/a.py")  # per program: the files vary
     mark_quiet(store, "ruff check", quiet=False)
     assert not is_quiet(store, "ruff check")
     view = make_view(store)
@@ -62,3 +62,20 @@ def test_a_command_that_taught_nothing_sees_the_store_read_only(tmp_path: Path) 
         assert list(view.iterdir()) == []  # the store's notes are not bytecode
     finally:
         os.rmdir(view)
+
+
+def test_python_of_one_virtualenv_that_taught_nothing_leaves_another_learning(
+    tmp_path: Path,
+) -> None:
+    # The note was per program name: once any `python ...` verify on the machine had taught
+    # the store nothing, every other virtualenv's `python -m pytest` saw the store read-only
+    # for a day and compiled pytest and its imports again on every run.
+    store = tmp_path / "store"
+    store.mkdir()
+    venv_a, venv_b = f"{tmp_path}/a/bin:/usr/bin", f"{tmp_path}/b/bin:/usr/bin"
+    mark_quiet(store, "python -m pytest -q", quiet=True, path=venv_a)
+    assert is_quiet(store, "python -m pytest tests", path=venv_a)
+    assert not is_quiet(store, "python -m pytest -q", path=venv_b)
+    mark_quiet(store, f"{tmp_path}/a/bin/python -m pytest", quiet=True, path=venv_b)
+    assert is_quiet(store, f"{tmp_path}/a/bin/python -m pytest -x", path=venv_a)
+    assert not is_quiet(store, f"{tmp_path}/b/bin/python -m pytest", path=venv_b)
