@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from agentci.testing.fake_gemini import FakeGemini
-from bench import other, sessions, tree
+from bench import other, projects, sessions, tree
 from bench.bench_vs_gemini_cli import Watcher, find_agentci, find_gemini
 from bench.core import Bench, Scenario, Section
 from bench.results import draw_chart, render
@@ -42,7 +42,8 @@ SCENARIOS: dict[str, Scenario] = {
     "snapshots": tree.snapshots,
     "extra_task": tree.extra_task,
     "pre_commit": other.pre_commit,
-    "real_project": other.real_project,
+    "real_project": projects.real_project,
+    "many_tests": projects.many_tests,
     "batch": other.batch,
     "parallel_reads": sessions.parallel_reads,
 }

@@ -1,26 +1,13 @@
 """Scenarios measured against agentci itself or the tool it wraps: ``agentci batch``
-against its ideal, the pre-commit hook against ruff, and a fix run on a real project against
-that project's own pytest runs."""
+against its ideal and the pre-commit hook against ruff (the fix runs on projects with
+thousands of tests are in bench/projects.py)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
-import tarfile
-from pathlib import Path
-
-import yaml
 
 from bench import bench_batch, bench_pre_commit
-from bench.bench_vs_gemini_cli import run
 from bench.core import Bench, Metric, Section
-from bench.sessions import GIT
-
-#: the real project: idna's sdist ships its tests (6,441 with 1 skipped at 3.20)
-PROJECT = "idna==3.20"
-BUG = ("idna/core.py", "    return len(label) <= 63\n", "    return len(label) <= 62\n")
-PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
 
 
 def batch(b: Bench) -> Section:
@@ -75,88 +62,4 @@ def pre_commit(b: Bench) -> Section:
             "The issue's goal: the hook at most 150 ms as a whole process (3x `agentci "
             "--version`); the target column checks the 3x."
         ],  # fmt: skip
-    )
-
-
-def _project(b: Bench) -> Path:
-    folder = b.folder("project")
-    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-binary", ":all:",
-                    "--no-deps", PROJECT, "-d", str(folder / "sdist")], check=True)  # fmt: skip
-    sdist = next((folder / "sdist").glob("*.tar.gz"))
-    with tarfile.open(sdist) as tar:
-        tar.extractall(folder, filter="data")
-    root = next(p for p in folder.iterdir() if p.is_dir() and p.name != "sdist")
-    (root / ".gitignore").write_text(".agentci/\n__pycache__/\n")
-    for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "sdist"]):
-        subprocess.run(GIT + cmd, cwd=root, check=True, capture_output=True)
-    path, good, bad = BUG
-    text = (root / path).read_text()
-    assert text.count(good) == 1, f"{PROJECT}: the line to break is not in {path}"
-    (root / path).write_text(text.replace(good, bad))
-    subprocess.run(GIT + ["commit", "-qam", "a one-line bug"], cwd=root, check=True)
-    return root
-
-
-def real_project(b: Bench) -> Section:
-    """A one-line bug in a real project with thousands of tests and a scripted fix: the whole
-    ``agentci run`` vs the time of its own two pytest runs (failing, then passing)."""
-    root = _project(b)
-    path, good, bad = BUG
-    recipe_dir = b.folder("project-recipe")
-    replies = [{"calls": [{"name": "replace", "args": {"file_path": path, "old_string": bad,
-                                                       "new_string": good}}]},
-               {"text": "Fixed the label length limit."}]  # fmt: skip
-    (recipe_dir / "replies.yaml").write_text(yaml.safe_dump(replies))
-    recipe = {
-        "version": 1, "name": "real-project", "model": {"name": "scripted:replies.yaml"},
-        "prompt": "Make the tests pass.", "workspace": {"path": str(root)},
-        "verify": {"command": "python -m pytest -q -p no:cacheprovider tests",
-                   "runner": "pytest", "timeout_seconds": 1800},
-        "budget": {"max_turns": 5, "max_wall_seconds": 3600},
-        "outputs": {"dir": str(recipe_dir / "out")},
-    }  # fmt: skip
-    (recipe_dir / "recipe.yaml").write_text(yaml.safe_dump(recipe, sort_keys=False))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI", "GOOGLE"))}
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    ours, theirs, failing, passing = [], [], [], []
-    pairs = b.size(1, 1)
-    for _ in range(pairs):
-        proc = run(b.agentci + ["run", str(recipe_dir / "recipe.yaml")], env=env, cwd=root,
-                   timeout=3600)  # fmt: skip
-        if proc.returncode != 0:
-            raise SystemExit(f"real project: agentci exit {proc.returncode}\n{proc.stderr[-3000:]}")
-        subprocess.run(GIT + ["checkout", "-q", "--", "."], cwd=root, check=True)
-        fail = run(PYTEST, env=env, cwd=root, timeout=3600)
-        (root / path).write_text((root / path).read_text().replace(bad, good))
-        ok = run(PYTEST, env=env, cwd=root, timeout=3600)
-        subprocess.run(GIT + ["checkout", "-q", "--", "."], cwd=root, check=True)
-        if fail.returncode == 0 or ok.returncode != 0:
-            raise SystemExit(f"real project: pytest exits {fail.returncode}, {ok.returncode}")
-        ours.append(proc.seconds)
-        theirs.append(fail.seconds + ok.seconds)
-        failing.append(fail.seconds)
-        passing.append(ok.seconds)
-    summary = (ok.stdout.strip().splitlines() or ["?"])[-1]
-    return Section(
-        f"A fix run on a real project: {PROJECT} (sdist with its tests)",
-        [
-            f"{' '.join(b.agentci)} run recipe.yaml  # verify: python -m pytest -q -p "
-            "no:cacheprovider tests; scripted model: one replace, then the answer",
-            f"{' '.join(PYTEST)}  # with the bug, then fixed",
-        ],  # fmt: skip
-        [
-            Metric(
-                "whole `agentci run` vs its two pytest runs",
-                "s",
-                ours,
-                theirs,
-                "pytest failing + passing",
-                ("<=", 1.2),
-            )
-        ],  # fmt: skip
-        [
-            f"The bug: `{bad.strip()}` for `{good.strip()}` in {path}. pytest: {summary}. "
-            f"{pairs} pair (each pair takes several minutes on this machine; `--pairs` does not "
-            f"apply here). pytest alone: failing {failing[0]:.1f} s, passing {passing[0]:.1f} s."
-        ],
     )
