@@ -6,6 +6,7 @@ Snapshots are described in :mod:`agentci.change.snapshot`; this module holds the
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -70,11 +71,17 @@ class Baseline:
     kept_at: dict[str, tuple[int, int]] = field(default_factory=dict)  # rel → (offset, length)
     deadline: float | None = None  # time.monotonic() by which each git call must end
     ignored_truncated: bool = False  # the baseline's ignored scan was cut short
+    head: str = ""  # the tree the private HEAD commit holds (agentci.change.walk.set_head)
+    rules_changed: bool = False  # a .gitignore changed since the baseline: rules are frozen
+    #: Raises when a git call runs long because of what the work tree holds (PrivateGit.on_stall)
+    watch: Callable[[], object] | None = None
 
     @property
     def git(self) -> PrivateGit:
         """The private git dir."""
-        return PrivateGit(self.git_dir, self.work_tree, self.git_dir / "index", self.deadline)
+        return PrivateGit(
+            self.git_dir, self.work_tree, self.git_dir / "index", self.deadline, self.watch
+        )
 
     @property
     def pathspecs(self) -> list[str]:

@@ -4,10 +4,12 @@
 git opens each of them with a plain ``open()``: a named pipe of that name (``mkfifo
 .gitattributes``, one shell command under ``yolo``) makes every ``git add`` wait for a writer
 that never comes, and a device may do the same. :func:`refuse_blocking_files` looks for them
-with ``lstat`` data only (nothing is opened, no link is followed) before each snapshot and
-raises :class:`~agentci.errors.GitWouldBlock` naming them: the task ends ``blocked`` at once,
-its outputs written. (Every private git call also has a deadline, :mod:`agentci.change.privgit`,
-for whatever this does not foresee.)
+with ``lstat`` data only (nothing is opened, no link is followed) and raises
+:class:`~agentci.errors.GitWouldBlock` naming them: the task ends ``blocked``, its outputs
+written. It runs when a snapshot's git call has taken more than a second
+(:attr:`~agentci.change.privgit.PrivateGit.on_stall`), so a snapshot that does not wait pays
+for no second walk of the workspace. (Every private git call also has a deadline,
+:mod:`agentci.change.privgit`, for whatever this does not foresee.)
 """
 
 from __future__ import annotations

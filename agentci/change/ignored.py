@@ -122,12 +122,13 @@ def beyond_baseline_scan(b: Baseline, paths: Iterable[str]) -> set[str]:
 
 
 def scan_ignored(
-    b: Baseline, pg: PrivateGit, specs: list[str], dropped: list[str], forced: set[str]
+    b: Baseline, listed: list[str], dropped: list[str], forced: set[str]
 ) -> tuple[dict[str, Fingerprint], bool]:
     """Fingerprints of the files the baseline's rules ignore, visited in :func:`scan_order`,
-    and whether the scan was cut short at :func:`scan_limit` files."""
-    entries = _not_excluded(b, split_z(pg.out(["ls-files", "-o", "-i", "--exclude-standard",
-                                                "--directory", "-z", "--", *specs])))  # fmt: skip
+    and whether the scan was cut short at :func:`scan_limit` files. ``listed``: the ignored
+    files and folders (``x/``) the snapshot's walk saw, by the rules on disk; ``dropped`` and
+    ``forced``: what :func:`freeze_rules` changed of that."""
+    entries = _not_excluded(b, listed)
     limit = scan_limit()
     found: dict[str, Fingerprint] = {}
     tops = sorted({e.rstrip("/") for e in [*entries, *dropped]} - forced, key=scan_order)

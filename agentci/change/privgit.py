@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +35,9 @@ GITLINK = "160000"
 DEFAULT_TIMEOUT = 600.0
 #: Seconds a call gets at least, even once the deadline has passed.
 MIN_TIMEOUT = 1.0
+#: Seconds a call runs before :attr:`PrivateGit.on_stall` looks at why, then between looks.
+STALL_FIRST = 1.0
+STALL_AGAIN = 2.0
 
 
 class GitFailed(RuntimeError):
@@ -52,6 +56,10 @@ class PrivateGit:
     work_tree: Path
     index: Path
     deadline: float | None = None  # time.monotonic() by which every call must be done
+    #: Called when a call runs past :data:`STALL_FIRST` seconds (then every
+    #: :data:`STALL_AGAIN`): it raises to stop the call (git is killed first), e.g. when the
+    #: work tree holds a named pipe git would wait on for ever. A fast call never pays for it.
+    on_stall: Callable[[], object] | None = None
 
     def time_left(self) -> float:
         """Seconds the next call may take (:data:`DEFAULT_TIMEOUT` without a deadline)."""
@@ -76,12 +84,14 @@ class PrivateGit:
         ok: tuple[int, ...] = (0,),
         literal: bool = False,
         stdin: bytes | None = None,
+        env: dict[str, str] | None = None,
     ) -> tuple[bytes, bytes]:
-        """Run git (``stdin`` as its input); returns (stdout, stderr). Raises
-        :class:`GitFailed` for another exit code or a ``fatal:`` line, :class:`GitTimedOut`
-        when it runs past :meth:`time_left` (git and what it started are killed, as a process
-        group), :class:`InvalidInput` when git is missing."""
-        extra = self.env(index, work_tree)
+        """Run git (``stdin`` as its input, ``env`` added to its environment); returns
+        (stdout, stderr). Raises :class:`GitFailed` for another exit code or a ``fatal:``
+        line, :class:`GitTimedOut` when it runs past :meth:`time_left` (git and what it
+        started are killed, as a process group), whatever :attr:`on_stall` raises, and
+        :class:`InvalidInput` when git is missing."""
+        extra = {**self.env(index, work_tree), **(env or {})}
         if literal:
             extra["GIT_LITERAL_PATHSPECS"] = "1"
         timeout = self.time_left()
@@ -98,7 +108,7 @@ class PrivateGit:
         except FileNotFoundError as exc:
             raise cannot_start(exc, work_tree or self.work_tree) from exc
         try:
-            out, err_bytes = proc.communicate(stdin if stdin is not None else b"", timeout)
+            out, err_bytes = self._wait(proc, stdin if stdin is not None else b"", timeout)
         except subprocess.TimeoutExpired:
             _kill_group(proc)
             raise GitTimedOut(
@@ -111,6 +121,25 @@ class PrivateGit:
             err = err_bytes.decode("utf-8", "replace").strip()
             raise GitFailed(f"git {' '.join(args[:2])} failed ({proc.returncode}): {err}")
         return out, err_bytes
+
+    def _wait(
+        self, proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: float
+    ) -> tuple[bytes, bytes]:
+        """``proc.communicate`` within ``timeout`` seconds, calling :attr:`on_stall` while
+        it runs long."""
+        if self.on_stall is None:
+            return proc.communicate(stdin, timeout)
+        end = time.monotonic() + timeout
+        step, data = STALL_FIRST, stdin
+        while True:
+            try:
+                return proc.communicate(data, max(min(step, end - time.monotonic()), 0.01))
+            except subprocess.TimeoutExpired:
+                if time.monotonic() >= end:
+                    raise
+                self.on_stall()
+                # the input went with the first call; a second one may not send it again
+                step, data = STALL_AGAIN, None
 
     def out(self, args: list[str], **kw: object) -> bytes:
         """stdout of :meth:`run`."""

@@ -28,6 +28,7 @@ and ignored files in :mod:`~agentci.change.ignored`, verify's writes in
 from __future__ import annotations
 
 import shutil
+from functools import partial
 from pathlib import Path
 
 from agentci.change.baseline import CACHE_PATTERNS, DEFAULT_EXCLUDE, Baseline, Snapshot
@@ -47,6 +48,7 @@ from agentci.change.privgit import (
     split_z,
 )
 from agentci.change.submodules import adopt_nested, find_submodules, graft
+from agentci.change.walk import set_head, status, update_index
 from agentci.errors import InvalidInput
 from agentci.tempdirs import make_temp_dir
 
@@ -100,6 +102,8 @@ def capture_baseline(
     try:
         b = _new_baseline(workspace, git_dir, tuple(exclude))
         b.deadline = deadline
+        b.watch = partial(refuse_blocking_files, b)
+        _first_head(b)
         try:
             snap = take(b)
         except GitFailed:  # the copied index could not be used (newer format): start empty
@@ -114,6 +118,18 @@ def capture_baseline(
         shutil.rmtree(git_dir, ignore_errors=True)
         raise
     return b
+
+
+def _first_head(b: Baseline) -> None:
+    """The private ``HEAD``: the tree of the user's index, when it has one (the first status
+    then lists only what differs from it)."""
+    if not b.git.index.is_file():
+        return
+    try:
+        b.head = b.git.write_tree()
+        set_head(b.git, b.head)
+    except GitFailed:  # an index git cannot write as a tree (a conflict): no HEAD, same result
+        b.head = ""
 
 
 def _new_baseline(workspace: Path, git_dir: Path, exclude: tuple[str, ...]) -> Baseline:
@@ -186,30 +202,40 @@ def _clear_index_bits(pg: PrivateGit, listing: list[str]) -> None:
 
 
 def take(b: Baseline) -> Snapshot:
-    """Snapshot the workspace as it is now (see the module docstring). Raises
-    :class:`~agentci.errors.GitWouldBlock` when git would wait on a file for ever."""
-    repos = refuse_blocking_files(b)
+    """Snapshot the workspace as it is now (see the module docstring): one walk of the work
+    tree (:mod:`~agentci.change.walk`). Raises :class:`~agentci.errors.GitWouldBlock` when git
+    would wait on a file for ever."""
     pg = b.git
     specs = b.pathspecs
-    _, err = pg.run(["add", "-A", "--ignore-errors", "--", *specs], ok=(0, 1))
-    unreadable, nested = _add_problems(err)
-    forced: set[str] = set()
+    walk = status(pg, specs)
+    unreadable: list[str] = []
+    nested = list(walk.nested)
+    if not b.raw and walk.nested:  # the baseline: the user's own clones, as gitlinks to adopt
+        _, err = pg.run(["add", "--ignore-errors", "--", *walk.nested], literal=True, ok=(0, 1))
+        unreadable = _add_problems(err)[0]
+    if not update_index(pg, walk):  # git refused a path: add -A names each one it skips
+        _, err = pg.run(["add", "-A", "--ignore-errors", "--", *specs], ok=(0, 1))
+        unreadable, more = _add_problems(err)
+        nested += more
+        if b.raw:  # a repository the agent made is reported, never stored as a gitlink
+            remove_paths(pg, walk.nested)
     dropped: list[str] = []
+    forced: set[str] = set()
     if b.raw:
-        changes = _index_changes(pg, b.raw, specs)
-        gitlinks = [c[3] for c in changes if c[1] == GITLINK and c[2] == "A"]
-        nested += gitlinks
-        remove_paths(pg, gitlinks)
-        if any(c[3].rsplit("/", 1)[-1] == ".gitignore" for c in changes):
-            dropped, forced = freeze_rules(b, pg, changes, specs)
+        b.rules_changed = b.rules_changed or walk.rules_touched
+        if b.rules_changed:
+            dropped, forced = freeze_rules(b, pg, _index_changes(pg, b.raw, specs), specs)
         if b.overlay:
             apply_overlay(b, pg)
     raw = pg.write_tree()
+    if raw != b.head:
+        set_head(pg, raw)
+        b.head = raw
     tree = graft(b, pg, raw)
-    ignored, truncated = scan_ignored(b, pg, specs, dropped, forced)
+    ignored, truncated = scan_ignored(b, walk.ignored, dropped, forced)
     return Snapshot(tree=tree, raw=raw, ignored=ignored, nested=sorted(set(nested)),
                     unreadable=sorted(set(unreadable)), scan_truncated=truncated,
-                    repos=repos)  # fmt: skip
+                    repos=sorted(walk.nested))  # fmt: skip
 
 
 def _add_problems(stderr: bytes) -> tuple[list[str], list[str]]:

@@ -1,8 +1,9 @@
 """A snapshot never waits for ever on what the workspace holds.
 
 git opens ``.gitignore`` / ``.gitattributes`` with a plain ``open()``: a named pipe of that name
-blocks every ``git add`` until someone writes to it. A snapshot refuses such a workspace at once
-(:class:`~agentci.errors.GitWouldBlock`), and every private git call has a deadline after which
+blocks every ``git add`` until someone writes to it. A snapshot refuses such a workspace
+(:class:`~agentci.errors.GitWouldBlock`) as soon as a git call of it runs long (the workspace is
+then searched for such files), and every private git call has a deadline after which
 git and whatever it started are killed (:class:`~agentci.change.privgit.GitTimedOut`).
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,11 +25,14 @@ pytestmark = pytest.mark.timeout(120)
 
 
 @pytest.mark.parametrize("pipe", ["sub/.gitignore", ".gitattributes", "sub/.gitattributes"])
-def test_a_named_pipe_git_would_read_stops_the_snapshot_at_once(tmp_path: Path, pipe: str) -> None:
+def test_a_named_pipe_git_would_read_stops_the_snapshot(tmp_path: Path, pipe: str) -> None:
+    """Edits in both folders: git opens each folder's ``.gitattributes`` for a file it hashes
+    there (a pipe next to no changed file is never opened, and stops nothing)."""
     ws = commit_repo(tmp_path / "r", {"app.py": "x = 1\n", "sub/keep.txt": "k\n"})
     base = capture_baseline(ws)
     os.mkfifo(ws / pipe)
     (ws / "app.py").write_text("x = 2\n")
+    (ws / "sub" / "keep.txt").write_text("k2\n")
     with pytest.raises(GitWouldBlock) as err:
         changed_files(base)
     assert f": {pipe}; git would wait on them for ever" in err.value.reason
@@ -71,8 +76,9 @@ def test_a_blocked_git_call_is_killed_with_its_children_at_the_deadline(
     (stub / "git").chmod(0o755)
     monkeypatch.setenv("PATH", f"{stub}:{os.environ['PATH']}")
     base.deadline = time.monotonic() + 2
+    bare = replace(base.git, on_stall=None)  # the deadline alone, without the look at the pipe
     with pytest.raises(GitTimedOut, match=r"^git add -A did not finish in \d+ s and was stopped"):
-        base.git.run(["add", "-A", "--", *base.pathspecs])
+        bare.run(["add", "-A", "--", *base.pathspecs])
     assert not _alive(int(pid_file.read_text()))
 
 
