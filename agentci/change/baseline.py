@@ -67,6 +67,7 @@ class Baseline:
     overlay: dict[str, tuple[Entry, Entry]] = field(default_factory=dict)  # verify's writes
     rules_dir: Path | None = None
     unreadable_at_start: list[str] = field(default_factory=list)
+    nested_at_start: list[str] = field(default_factory=list)  # repositories never adopted
     kept: dict[str, int] = field(default_factory=dict)  # ignored files kept (rel → mode)
     kept_at: dict[str, tuple[int, int]] = field(default_factory=dict)  # rel → (offset, length)
     deadline: float | None = None  # time.monotonic() by which each git call must end
@@ -90,6 +91,13 @@ class Baseline:
         specs = [self.prefix or "."]
         specs += [f":(exclude,top){pre}{ex.strip('/')}" for ex in self.exclude if ex.strip("/")]
         return specs
+
+    def snapshot(self) -> Snapshot:
+        """The baseline as a :class:`Snapshot` (what one taken before any change would hold)."""
+        return Snapshot(tree=self.tree, raw=self.raw, ignored=dict(self.ignored_ref),
+                        nested=list(self.nested_at_start),
+                        unreadable=list(self.unreadable_at_start),
+                        scan_truncated=self.ignored_truncated)  # fmt: skip
 
     def rel(self, path: str) -> str | None:
         """A work-tree path relative to the workspace (None when outside it)."""

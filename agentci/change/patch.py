@@ -21,6 +21,8 @@ Patch text is ``str`` decoded with ``surrogateescape``: write it back with
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,6 +34,7 @@ from agentci.change.snapshot import (
     Baseline,
     Snapshot,
     capture_baseline,
+    carry_over,
     find_repo_dirs,
     record_verify,
     take,
@@ -104,38 +107,78 @@ class ChangeTracker:
     The task calls :meth:`agent_started` before each agent session (the workspace may change),
     :meth:`change` when it needs the change (a snapshot only if the agent ran since the last
     one), and :meth:`verify_run` around a verify run whose writes must not count.
+
+    ``activity`` (optional) counts what could have written the workspace (tool calls, hook
+    commands, verify runs); when it is the same as at the last snapshot, :meth:`change` reuses
+    that snapshot instead of walking the work tree again. The task gives one only when every
+    process it started ran in the sandbox (nothing outlives a sandboxed command).
     """
 
-    def __init__(self, baseline: Baseline) -> None:
+    def __init__(self, baseline: Baseline, activity: Callable[[], object] | None = None) -> None:
         self.baseline = baseline
         self._snap: Snapshot | None = None
         self._change: Change | None = None
+        self._activity = activity
+        first = baseline.snapshot()  # the baseline, as a snapshot taken then would be
+        self._last: tuple[Snapshot, Change] = (first, change_of(baseline, first))
+        self._mark: object = activity() if activity is not None else None
 
     @classmethod
     async def start(
-        cls, workspace: Path, *, exclude: tuple[str, ...], deadline: float | None = None
+        cls,
+        workspace: Path,
+        *,
+        exclude: tuple[str, ...],
+        deadline: float | None = None,
+        activity: Callable[[], object] | None = None,
+        previous: Handover | None = None,
     ) -> ChangeTracker:
-        """Take the baseline (in a thread); its git calls end by ``deadline`` (monotonic)."""
-        baseline = await asyncio.to_thread(
-            capture_baseline, workspace, exclude=exclude, deadline=deadline
-        )
-        return cls(baseline)
+        """Take the baseline (in a thread); its git calls end by ``deadline`` (monotonic).
+        ``previous``: the end of the task before on the same tree, nothing run since: its
+        snapshot is the baseline when it fits (:func:`~agentci.change.snapshot.carry_over`)."""
+        baseline = None
+        if previous is not None:
+            baseline = carry_over(previous.baseline, previous.snapshot, workspace, exclude)
+            if baseline is None:
+                previous.baseline.cleanup()
+        if baseline is None:
+            baseline = await asyncio.to_thread(
+                capture_baseline, workspace, exclude=exclude, deadline=deadline
+            )
+        baseline.deadline = deadline
+        return cls(baseline, activity)
 
     def agent_started(self) -> None:
-        """The workspace may change from now on: the next :meth:`change` takes a snapshot."""
+        """The workspace may change from now on: the next :meth:`change` takes a snapshot
+        (unless nothing that could write it ran since the last one, see ``activity``)."""
         self._change = None
 
     def workspace_changed(self) -> None:
-        """agentci itself changed the workspace (a guard reverted files)."""
+        """agentci itself changed the workspace (a guard reverted files, an earlier patch
+        was put back): the next :meth:`change` takes a snapshot."""
         self._change = None
+        self._mark = None
 
     async def change(self) -> Change:
         """The change as of the last snapshot, taking one first when the workspace may have
         changed since."""
         if self._change is None:
-            self._snap, self._change = await asyncio.to_thread(self._take)
+            if self._quiet():
+                self._snap, self._change = self._last
+            else:
+                mark = self._activity() if self._activity is not None else None
+                snap, change = await asyncio.to_thread(self._take)
+                self._snap, self._change = snap, change
+                self._last, self._mark = (snap, change), mark
         assert self._change is not None
         return self._change
+
+    def _quiet(self) -> bool:
+        """True when nothing that could write the workspace ran since the last snapshot."""
+        return (
+            self._activity is not None and self._mark is not None
+            and self._activity() == self._mark
+        )  # fmt: skip
 
     def _take(self) -> tuple[Snapshot, Change]:
         snap = take(self.baseline)
@@ -147,6 +190,7 @@ class ChangeTracker:
         caches, a file that could not be put back). Returns the workspace-relative paths put
         back. The change stays the one of the snapshot taken before verify."""
         before = self._snap
+        self._mark = None  # verify wrote: the next change takes a snapshot
         if before is None:
             return []
         return await asyncio.to_thread(self._verify_done, before)
@@ -162,9 +206,26 @@ class ChangeTracker:
         change = await self.change()
         return await asyncio.to_thread(patch_text, self.baseline, change)
 
+    def handover(self) -> Handover | None:
+        """The last snapshot, for the next task on the same tree to start from; None unless
+        it is still what is on disk (nothing that could write ran since it was taken). The
+        private git dir then belongs to the handover: no :meth:`cleanup`."""
+        if self._snap is None or self._change is None or not self._quiet():
+            return None
+        return Handover(self.baseline, self._snap)
+
     def cleanup(self) -> None:
         """Delete the private git dir."""
         self.baseline.cleanup()
+
+
+@dataclass
+class Handover:
+    """The end of one task (its baseline's private git dir and its last snapshot), passed to
+    the next task on the same tree."""
+
+    baseline: Baseline
+    snapshot: Snapshot
 
 
 def worktree_base(original: Path) -> tuple[str, str]:

@@ -57,6 +57,7 @@ __all__ = [
     "Baseline",
     "Snapshot",
     "capture_baseline",
+    "carry_over",
     "find_repo_dirs",
     "record_verify",
     "take",
@@ -114,10 +115,45 @@ def capture_baseline(
             snap = take(b)  # the user's nested clones: snapshotted like submodules
         b.tree, b.raw, b.ignored_ref = snap.tree, snap.raw, dict(snap.ignored)
         b.unreadable_at_start, b.ignored_truncated = snap.unreadable, snap.scan_truncated
+        b.nested_at_start = snap.nested
     except BaseException:
         shutil.rmtree(git_dir, ignore_errors=True)
         raise
     return b
+
+
+def carry_over(
+    prev: Baseline, snap: Snapshot, workspace: Path, exclude: tuple[str, ...]
+) -> Baseline | None:
+    """The baseline of the next task on the same tree, from the last snapshot of the task
+    before, when nothing ran in the workspace since it was taken (the caller knows): no walk,
+    the private git dir goes on (its index is the stat cache). None when that snapshot is not
+    what a new baseline would hold: another folder or other excluded paths, paths verify wrote
+    subtracted or ignore rules frozen (the snapshot is not the disk as it is), or a repository
+    the agent made (a new baseline would adopt it)."""
+    if (
+        Path(workspace).resolve() != prev.workspace
+        or _covering(exclude) != _covering(prev.exclude)
+        or prev.overlay
+        or prev.rules_changed
+        or set(snap.nested) - set(prev.nested_at_start)
+    ):
+        return None
+    shutil.rmtree(prev.git_dir / "rules", ignore_errors=True)  # the old baseline's .gitignore
+    b = Baseline(workspace=prev.workspace, work_tree=prev.work_tree, prefix=prev.prefix,
+                 git_dir=prev.git_dir, tree=snap.tree, exclude=prev.exclude,
+                 repo_root=prev.repo_root, raw=snap.raw, submodules=prev.submodules,
+                 ignored_ref=dict(snap.ignored), unreadable_at_start=list(snap.unreadable),
+                 nested_at_start=list(snap.nested), ignored_truncated=snap.scan_truncated,
+                 head=prev.head)  # fmt: skip
+    b.watch = partial(refuse_blocking_files, b)
+    return b
+
+
+def _covering(exclude: tuple[str, ...]) -> set[str]:
+    """The excluded paths that are not inside another one (what is left out, as a set)."""
+    paths = {p.strip("/") for p in exclude if p.strip("/")}
+    return {p for p in paths if not any(p.startswith(q + "/") for q in paths)}
 
 
 def _first_head(b: Baseline) -> None:

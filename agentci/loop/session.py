@@ -179,6 +179,7 @@ class Session:
                 continue
             self.continuation.drop()
             allowed = self.budget.tool_calls_allowed(state, len(calls))
+            state.calls_started += allowed  # before they run: a write then a stop still counts
             batch = self.scheduler.batch(calls[:allowed])
             async for event in batch:
                 if isinstance(event, ev.ToolCallDecision) and event.decision == "deny":

@@ -29,6 +29,7 @@ class State:
     messages: list[Message] = field(default_factory=list)
     turns: int = 0
     tool_calls: int = 0
+    calls_started: int = 0  # tool calls handed to the scheduler (counted before they run)
     usage: Usage = field(default_factory=Usage)  # every model call (attempt) of the task
     denials: list[Denial] = field(default_factory=list)
     final_text: str = ""

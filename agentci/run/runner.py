@@ -154,6 +154,7 @@ class Runner:
             task.budget.release()  # a reservation a cancelled call left on budget.total
             patches[plan.name] = task.patch
         self.current = None
+        self.settings.drop_handover()
         if self.signal_name is not None:  # the tasks the signal came before
             code = exit_code_for(Status.cancelled, signal_name=self.signal_name)
             done = {r.name for r in reports}

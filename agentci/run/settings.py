@@ -21,6 +21,7 @@ from agentci.spec import TaskSpec
 from agentci.workspace import Originals
 
 if TYPE_CHECKING:
+    from agentci.change.patch import Handover
     from agentci.reports.redact import Redactor
     from agentci.run.resume import ResumePoint
 
@@ -43,6 +44,15 @@ class RunSettings:
     resume: dict[str, ResumePoint] = field(default_factory=dict)  # --resume: by task name
     #: the original checkout's HEAD and uncommitted changes, read once (a batch shares one)
     originals: Originals = field(default_factory=Originals)
+    #: the last task's end on its tree, for the next task there to start from (ChangeTracker)
+    handover: Handover | None = None
+    unsandboxed: bool = False  # a task ran without a sandbox: what it started may outlive it
+
+    def drop_handover(self) -> None:
+        """Delete the handover's private git dir (the run's tasks are done)."""
+        if self.handover is not None:
+            self.handover.baseline.cleanup()
+            self.handover = None
 
     @property
     def recipe_dir(self) -> Path:

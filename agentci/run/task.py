@@ -255,6 +255,8 @@ class TaskRun:
             workspace, policy, plan.policy.network, plan.policy.host_sockets
         )
         self.sandboxes.without(policy, warning)
+        if sandbox is None:  # what the agent starts may outlive its command: always walk
+            self.settings.unsandboxed = True
         verify_box = None
         if sandbox is not None and plan.verify is not None:
             net, sockets = plan.verify.network, plan.verify.host_sockets

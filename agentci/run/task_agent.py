@@ -9,6 +9,7 @@ agent loop, and starts no MCP server.
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -64,9 +65,14 @@ async def _rounds(
     model gets a follow-up prompt or the task is done (docs/verify.md)."""
     check = task.check
     assert check is not None
+    previous, task.settings.handover = task.settings.handover, None
+    if previous is not None and not _nothing_ran_yet(task):
+        previous.baseline.cleanup()
+        previous = None
     tracker = await ChangeTracker.start(
-        workspace, exclude=task.private_dirs(workspace), deadline=task.git_deadline()
-    )
+        workspace, exclude=task.private_dirs(workspace), deadline=task.git_deadline(),
+        activity=partial(activity, task), previous=previous,
+    )  # fmt: skip
     task.fingerprint["base_tree"] = tracker.baseline.tree
     point = task.resume_point if task.resume_point and task.resume_point.continued else None
     if task.resume_point is not None:
@@ -93,3 +99,23 @@ async def _rounds(
         async for event in turns:
             task.emit(event)
         prompt, block, point = await check.after_agent(), "", None
+
+
+def activity(task: TaskRun) -> object:
+    """What could have written the workspace so far (tool calls, verify runs), equal between
+    two moments only when nothing did (a new object each time when that cannot be known: no
+    sandbox, hooks or MCP servers, whose processes run beside the agent)."""
+    if task.settings.unsandboxed or task.hooks or task.plan.tools.mcp_servers:
+        return object()
+    runs = task.check.runs if task.check is not None else None
+    return (task.state.calls_started, runs.started if runs is not None else 0)
+
+
+def _nothing_ran_yet(task: TaskRun) -> bool:
+    """True when ``task`` ran nothing in the workspace before its baseline (no setup command,
+    no baseline verify): the last task's end is still what is on disk."""
+    runs = task.check.runs if task.check is not None else None
+    return (
+        not task.plan.setup.commands and (runs is None or runs.started == 0)
+        and not task.settings.unsandboxed and not task.hooks
+    )  # fmt: skip

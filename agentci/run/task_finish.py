@@ -119,6 +119,7 @@ async def _session_end(task: TaskRun, report: TaskReport) -> None:
 async def _patch(task: TaskRun, tracker: ChangeTracker, report: TaskReport) -> None:
     """The guards' reverts, then the change and the patch, into ``report`` and ``task.patch``."""
     tracker.baseline.deadline = task.git_deadline(FINAL_SNAPSHOT_SECONDS)
+    done = False
     try:
         if task.check is not None:  # reverts what the guards refuse, before the patch
             await task.check.finish(report)
@@ -130,6 +131,7 @@ async def _patch(task: TaskRun, tracker: ChangeTracker, report: TaskReport) -> N
             report.status, report.reason = finished_status(task, not change.empty)
         redactor = task.settings.redactor
         task.patch = report_change(report, change, patch, redactor, task.patch_base, task.emit)
+        done = True
     except asyncio.CancelledError:
         if task.signal_name is None:
             raise
@@ -152,7 +154,12 @@ async def _patch(task: TaskRun, tracker: ChangeTracker, report: TaskReport) -> N
         if task.completed:
             report.status, report.reason = Status.internal_error, str(err)
     finally:
-        tracker.cleanup()
+        handover = tracker.handover() if done else None
+        if handover is None:
+            tracker.cleanup()
+        else:  # the next task on this tree starts from this end (ChangeTracker.start)
+            task.settings.drop_handover()
+            task.settings.handover = handover
 
 
 async def _change_and_patch(tracker: ChangeTracker) -> tuple[Change, Patch]:

@@ -82,7 +82,7 @@ async def resume_workspace(
             f"cannot resume task {task.plan.name!r} from {point.source}: the earlier patch "
             f"does not apply to this workspace: {trouble}"
         )
-    tracker.agent_started()
+    tracker.workspace_changed()  # agentci put the earlier patch on disk: a snapshot, always
     change = await tracker.change()
     before = point.fingerprint.get("tree")
     if before and change.tree != before:

@@ -67,6 +67,7 @@ class VerifyRuns:
         #: the agent (the baseline's writes are part of the baseline)
         self.after_run: Callable[[], Awaitable[list[str]]] | None = None
         self.restored: list[str] = []  # put back since the attempt began
+        self.started = 0  # verify runs started (counted before each runs)
 
     async def baseline(self) -> VerifyRun:
         """Run verify before the agent, and record it as the baseline."""
@@ -78,6 +79,7 @@ class VerifyRuns:
     async def again(self, label: str, select: Selection | None) -> VerifyRun:
         """One verify run (of ``select`` only, when given), not recorded; then what it wrote to
         the files the patch is made of is put back (:attr:`after_run`)."""
+        self.started += 1
         run = await run_verify(
             self.verify,
             workspace=self.workspace,
