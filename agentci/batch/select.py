@@ -71,13 +71,14 @@ def load_tasks(
             problems.append(f"{path}: no such recipe file")
             continue
         try:
-            declared = load_recipe(path).parameters
+            recipe = load_recipe(path)
         except (InvalidInput, OSError) as err:
             problems.append(str(err))
             continue
+        declared = recipe.parameters
         mine = [f"{k}={v}" for k, v in given.items() if k in declared]
         try:
-            checked = check_recipe(path, mine, overrides=overrides, live=live)
+            checked = check_recipe(path, mine, overrides=overrides, live=live, loaded=recipe)
         except (InvalidInput, OSError) as err:
             problems.append(str(err))
             continue

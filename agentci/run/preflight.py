@@ -85,14 +85,19 @@ def check_recipe(
     overrides: dict[str, Any] | None = None,
     live: bool = True,
     fields: RecipeFields | None = None,
+    loaded: Recipe | None = None,
 ) -> CheckedRecipe:
     """Load ``path`` (None: the built-in recipe of ``--prompt``) with the command line's
     ``fields`` and make every check of the module docstring; raise one
     :class:`~agentci.errors.RecipeError` listing all problems (``live=False``: no API key
     needed, the SDK is not imported). Files the recipe names are relative to its folder (the
-    working directory for the built-in recipe)."""
+    working directory for the built-in recipe). ``loaded``: ``path`` loaded already, without
+    ``fields`` (a batch reads each recipe's parameters first)."""
     # a recipe that does not parse can be checked no further
-    recipe = load_recipe(path, fields) if path else builtin_recipe(fields or RecipeFields())
+    if loaded is not None and path is not None and fields is None:
+        recipe = loaded
+    else:
+        recipe = load_recipe(path, fields) if path else builtin_recipe(fields or RecipeFields())
     recipe_dir = path.resolve().parent if path is not None else Path.cwd()
     file: Path | str = path if path is not None else BUILTIN_FILE
     source = source_of(recipe)
