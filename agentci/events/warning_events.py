@@ -45,7 +45,7 @@ class WarningEvent(EventBase):
     ``credentials_in_git_config`` (the workspace's git config holds credentials),
     ``worktree_base`` (``isolation: worktree`` starts from HEAD, not the uncommitted files),
     ``context_file_skipped`` (a project context file was not read),
-    ``sdk_private_path_disabled`` (the Gemini SDK's fast path failed; the public one is used),
+    ``sdk_private_path_disabled`` (the Gemini provider's own fast path failed; the SDK's public one is used),
     ``loop_check_failed`` (the model-judged loop check failed and is off),
     ``guard_reverted`` (a guard reverted or put back files), ``patch_redacted`` (secrets were
     masked in patch.diff), ``patch_incomplete`` (files too large are left out of it),

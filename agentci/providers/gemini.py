@@ -8,19 +8,18 @@
 * Automatic function calling is off and the SDK does not retry: retries, fallback and
   timeouts belong to :mod:`agentci.loop.chat`. SDK and HTTP errors are mapped to
   agentci's typed errors (:mod:`.gemini_errors`).
-* History cost: the SDK's ``models.generate_content_stream`` validates and converts every
-  content object on every call (~0.3 ms per content, measured in ``bench/bench_history.py``).
-  For the Gemini Developer API this provider therefore builds the REST body itself — each
-  message's JSON once (:class:`~agentci.providers.gemini_wire.ContentCache`) — and sends it
-  through the SDK's own HTTP client
-  (``client.aio._api_client.async_request_streamed``: same auth, base URL, API version,
-  timeouts and error types), parsing answers with the SDK's types. If a future SDK lacks that
-  method, or for Vertex AI (whose paths the SDK builds), the public
-  ``generate_content_stream`` is used with the same cached JSON contents. Any unexpected
-  exception from the private path (AttributeError, TypeError, an answer shape its parsing
-  rejects) switches to the public path for the rest of the run
-  (:class:`~agentci.providers.gemini_client.SdkPaths`): the call is
-  retried at once, after a ``warning`` event of kind ``sdk_private_path_disabled``.
+* The private path: for the Gemini Developer API this provider builds the REST body itself —
+  each message's JSON once (:class:`~agentci.providers.gemini_wire.ContentCache`; the SDK's
+  ``models.generate_content_stream`` validates and converts every content object on every
+  call, ~0.3 ms per content, ``bench/bench_history.py``) — and sends it without the SDK
+  (:mod:`.gemini_rest`: one POST over httpx2, the answer's JSON read by
+  :meth:`~agentci.providers.gemini_wire.StreamDecoder.decode_json`), so a run that only calls
+  the Developer API never imports google-genai (about half a second of CPU). For Vertex AI
+  (whose paths and credentials the SDK builds) and context caches the SDK is used, the
+  public ``generate_content_stream`` with the same cached JSON contents. Any unexpected
+  exception from the private path (an answer shape it does not read, a bug) switches to the
+  public path for the rest of the run (:class:`~agentci.providers.gemini_client.SdkPaths`):
+  the call is retried at once, after a ``warning`` event of kind ``sdk_private_path_disabled``.
 * ``model.cache: explicit``: a context cache of the stable prefix, made, renewed and deleted by
   :mod:`agentci.providers.gemini_cache`; :meth:`GeminiProvider.aclose` deletes it.
 """
@@ -29,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import os
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
@@ -46,19 +44,20 @@ from agentci.providers.base import (
     TransientProviderError,
 )
 from agentci.providers.gemini_cache import UNAVAILABLE, Charges, ExplicitCache, Warning
-from agentci.providers.gemini_client import DEFAULT_BASE_URL, SdkPaths, new_client
+from agentci.providers.gemini_client import (
+    DEFAULT_API_VERSION,
+    DEFAULT_BASE_URL,
+    SdkPaths,
+    new_client,
+)
 from agentci.providers.gemini_errors import map_error, names_cache
 from agentci.providers.gemini_keys import api_key, has_credentials, key_note, uses_vertex_ai
+from agentci.providers.gemini_rest import Endpoint, new_http_client, stream_generate
 from agentci.providers.gemini_warm import warm_up
-from agentci.providers.gemini_wire import (
-    ContentCache,
-    StreamDecoder,
-    parse_response,
-    request_body,
-    tools_to_sdk,
-)
+from agentci.providers.gemini_wire import ContentCache, StreamDecoder, request_body, tools_to_sdk
 
 if TYPE_CHECKING:
+    import httpx2
     from google import genai
     from google.genai import types
 
@@ -189,11 +188,16 @@ class GeminiProvider:
         return self._contents.contents(request.messages)
 
     def uses_raw_path(self) -> bool:
-        """Whether calls go through the SDK's HTTP client with a prebuilt body."""
-        api = getattr(self._get_client().aio, "_api_client", None)
-        if not self.raw_path or not self.paths.private or self.vertexai:
-            return False
-        return callable(getattr(api, "async_request_streamed", None))
+        """Whether calls go out without the SDK (:mod:`.gemini_rest`), with a prebuilt body."""
+        return self.raw_path and self.paths.private and not self.vertexai
+
+    def _http_client(self) -> httpx2.AsyncClient:
+        """The private path's HTTP client, one per event loop, shared by the run's providers."""
+        loop, client = self.paths.clients.get("rest", (None, None))
+        if client is None or loop is not self._client_loop:
+            client = new_http_client()
+            self.paths.clients["rest"] = (self._client_loop, client)
+        return cast("httpx2.AsyncClient", client)
 
     # ---------------------------------------------------------------- streaming
 
@@ -202,19 +206,18 @@ class GeminiProvider:
         loop = asyncio.get_running_loop()
         if self._client_loop is not loop:  # some SDK versions bind async HTTP to one loop
             self._client, self._client_loop = None, loop
-        client = self._get_client()
         if request.model.startswith(PREFIX):  # model.provider: gemini
             request = replace(request, model=request.model.removeprefix(PREFIX))
         contents = self.build_contents(request)
         cache, cached = self.cache, None
         if cache is not None:
-            cached, contents, warnings = await cache.prepare(client, request, contents)
+            cached, contents, warnings = await cache.prepare(self._get_client(), request, contents)
             for warning in warnings:
                 yield ModelChunk(warning=warning)
         charges = cache.take_charges() if cache is not None else Charges()
         reported = False
         try:
-            async for chunk in self._call(client, request, contents, cached):
+            async for chunk in self._call(request, contents, cached):
                 if chunk.usage is not None and charges:
                     chunk.usage, reported = charges.add_to(chunk.usage), True
                 yield chunk
@@ -242,32 +245,27 @@ class GeminiProvider:
         return await self.cache.close(self._get_client())
 
     async def _call(
-        self,
-        client: genai.Client,
-        request: ModelRequest,
-        contents: list[dict[str, Any]],
-        cached: str | None,
+        self, request: ModelRequest, contents: list[dict[str, Any]], cached: str | None
     ) -> AsyncIterator[ModelChunk]:
         """The call itself: ``contents`` after the cache named ``cached`` (if any)."""
         decoder = StreamDecoder()
         if self.uses_raw_path():
             try:
-                async for chunk in self._stream_prebuilt(
-                    client, request, contents, decoder, cached
-                ):
+                async for chunk in self._stream_prebuilt(request, contents, decoder, cached):
                     yield chunk
             except Exception as e:  # noqa: BLE001 - mapped to typed errors right here
                 mapped = map_error(e, endpoint=self.endpoint)
                 if isinstance(mapped, (ProviderFailed, TransientProviderError)):
                     raise mapped from e
-                self.paths.private = False  # the SDK changed under us: public path from now on
+                self.paths.private = False  # a shape or a bug of ours: public path from now on
                 raise ProviderDegraded(
                     PRIVATE_PATH_DISABLED,
-                    "the google-genai SDK's private streaming path failed "
-                    f"({type(e).__name__}: {' '.join(str(e).split())[:300]}); the run uses the SDK's public "
-                    "generate_content_stream from now on",
+                    "the private streaming path failed (agentci's own streamGenerateContent "
+                    f"call, {type(e).__name__}: {' '.join(str(e).split())[:300]}); the run "
+                    "uses the google-genai SDK's generate_content_stream from now on",
                 ) from e
             return
+        client = self._get_client()
         try:
             config = self.build_config(request)
             if cached is not None:  # the cache holds the system instruction and the tools
@@ -293,25 +291,26 @@ class GeminiProvider:
 
     async def _stream_prebuilt(
         self,
-        client: genai.Client,
         request: ModelRequest,
         contents: list[dict[str, Any]],
         decoder: StreamDecoder,
         cached: str | None = None,
     ) -> AsyncIterator[ModelChunk]:
-        """The call through the SDK's HTTP client with a prebuilt body (see module doc)."""
+        """The call without the SDK, with a prebuilt body (see module doc)."""
         model = request.model if "/" in request.model else f"models/{request.model}"
         body = request_body(request, contents)
         if cached is not None:  # the cache holds the system instruction and the tools
             body.pop("systemInstruction", None)
             body.pop("tools", None)
             body["cachedContent"] = cached
-        stream = await client.aio._api_client.async_request_streamed(
-            "post", f"{model}:streamGenerateContent?alt=sse", body
+        endpoint = Endpoint(
+            base_url=self.base_url or DEFAULT_BASE_URL,
+            api_version=self.api_version or DEFAULT_API_VERSION,
+            api_key=self._api_key,
+            timeout_seconds=self.timeout_seconds,
         )
-        async for http_chunk in stream:
-            raw = json.loads(http_chunk.body) if http_chunk.body else {}
-            yield decoder.decode(parse_response(raw, lenient=True))
+        async for raw in stream_generate(self._http_client(), endpoint, model, body):
+            yield decoder.decode_json(raw)
 
 
 def _build(model: ModelConfig, context: BuildContext) -> GeminiProvider:

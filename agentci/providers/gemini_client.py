@@ -56,9 +56,6 @@ def new_client(
     # deferred: google-genai is slow to import (seconds); only a Gemini call needs it
     from google import genai
 
-    # deferred: google-genai is slow to import (seconds); only a Gemini call needs it
-    from google.genai import types
-
     sdk_log = logging.getLogger("google_genai._api_client")
     if not any(isinstance(f, _DropBothKeysWarning) for f in sdk_log.filters):
         sdk_log.addFilter(_DropBothKeysWarning())
@@ -69,7 +66,7 @@ def new_client(
         opts["api_version"] = api_version or DEFAULT_API_VERSION
     if timeout_seconds:
         opts["timeout"] = int(timeout_seconds * 1000)
-    http = types.HttpOptions(**opts)
+    http = genai.types.HttpOptions(**opts)
     if vertexai and (project or not api_key):
         return genai.Client(vertexai=True, project=project, location=location, http_options=http)
     if vertexai:  # Vertex AI express mode: an API key, no project

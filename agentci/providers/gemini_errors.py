@@ -16,18 +16,21 @@ from agentci.providers.gemini_client import DEFAULT_BASE_URL
 def map_error(e: Exception, *, endpoint: str = DEFAULT_BASE_URL) -> Exception:
     """SDK / transport exception → agentci's typed provider errors (a connection error names
     the ``endpoint`` it tried)."""
-    # deferred: google-genai is slow to import (seconds); only a Gemini call needs it
-    from google.genai import errors
-
     if isinstance(e, (ProviderFailed, TransientProviderError)):
         return e
-    if isinstance(e, errors.APIError):
-        headers = dict(e.response.headers) if getattr(e, "response", None) is not None else {}
-        return classify_http_error(int(e.code or 0), str(e.message or e.status), e.details, headers)
-    if isinstance(e, errors.UnknownApiResponseError):
-        return TransientProviderError(f"malformed response chunk: {str(e)[:200]}")
     name = type(e).__name__
     module = type(e).__module__ or ""
+    if module.startswith("google."):
+        # deferred: google-genai is slow to import; only the SDK's own errors need it
+        from google.genai import errors
+
+        if isinstance(e, errors.APIError):
+            headers = dict(e.response.headers) if getattr(e, "response", None) is not None else {}
+            return classify_http_error(
+                int(e.code or 0), str(e.message or e.status), e.details, headers
+            )
+        if isinstance(e, errors.UnknownApiResponseError):
+            return TransientProviderError(f"malformed response chunk: {str(e)[:200]}")
     if module.startswith(("httpx", "httpcore", "aiohttp")) or isinstance(
         e, (ConnectionError, TimeoutError, OSError)
     ):

@@ -1,52 +1,24 @@
-"""The Gemini provider's warm-up: google-genai imported, and its response models built, in a
-worker thread while a run's setup and baseline verify go on (:meth:`agentci.run.runner.Runner`
-starts it through ``PROVIDER.warm_up``), so the first model call finds both ready."""
+"""The Gemini provider's warm-up, run in a worker thread while a run's workspace, setup and
+baseline verify are prepared (:meth:`agentci.run.runner.Runner` starts it through
+``PROVIDER.warm_up``): the private path's HTTP library and its TLS context (loading the CA
+bundle mostly releases the GIL), so the first model call finds them ready. A run on Vertex AI
+imports google-genai here instead, which its calls go through."""
 
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Final
+import os
 
-from agentci.providers.gemini_wire import StreamDecoder, parse_response
-
-#: A streamed chunk with every field the decoder reads (text, a thought, a signature, a
-#: function call, usage with its details, a block reason): parsing it once builds the SDK's
-#: response models, which it otherwise builds while the first answer is being read.
-WARM_RESPONSE: Final[dict[str, Any]] = {
-    "candidates": [
-        {
-            "content": {
-                "role": "model",
-                "parts": [
-                    {"text": "…", "thought": True, "thoughtSignature": "AAAA"},
-                    {"text": "…"},
-                    {"functionCall": {"id": "1", "name": "f", "args": {"a": 1}}},
-                ],
-            },
-            "finishReason": "STOP",
-            "index": 0,
-        }
-    ],
-    "usageMetadata": {
-        "promptTokenCount": 1,
-        "candidatesTokenCount": 1,
-        "thoughtsTokenCount": 1,
-        "cachedContentTokenCount": 0,
-        "totalTokenCount": 3,
-        "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 1}],
-        "candidatesTokensDetails": [{"modality": "TEXT", "tokenCount": 1}],
-    },
-    "promptFeedback": {"blockReason": "SAFETY"},
-    "modelVersion": "gemini-2.5-flash",
-    "responseId": "r",
-}
+from agentci.providers.gemini_keys import uses_vertex_ai
+from agentci.providers.gemini_rest import tls_context
 
 
 def warm_up() -> None:
-    """Import google-genai and build its response models (the first model call would), in a
-    worker thread while setup and the baseline verify run (the runner's warm-up)."""
+    """Make the TLS context of the Developer API's calls, or import google-genai for Vertex AI
+    (errors are left for the first call)."""
     with contextlib.suppress(Exception):
-        # deferred: google-genai is slow to import (seconds); only a Gemini call needs it
-        import google.genai  # noqa: F401
-
-        StreamDecoder().decode(parse_response(WARM_RESPONSE, lenient=True))
+        if uses_vertex_ai(os.environ):
+            # deferred: google-genai is slow to import (seconds); only Vertex AI calls need it
+            import google.genai  # noqa: F401
+        else:
+            tls_context()

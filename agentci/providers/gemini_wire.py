@@ -5,9 +5,11 @@ Two directions:
 * requests: :func:`message_to_json` (REST JSON, camelCase; cached per message by
   :class:`ContentCache` so a long history is not rebuilt on every call), :func:`request_body`
   (the whole REST body), :func:`tools_to_sdk` (SDK objects, for the SDK's public path);
-* responses: :class:`StreamDecoder` turns each streamed ``GenerateContentResponse`` into a
-  :class:`~agentci.providers.base.ModelChunk`, keeping function call ids and
-  ``thoughtSignature`` (as base64 text, sent back unchanged), usage, finish and block reasons.
+* responses: :class:`StreamDecoder` turns each streamed chunk — the REST JSON the private
+  path reads (:meth:`StreamDecoder.decode_json`), or the SDK's ``GenerateContentResponse`` on
+  the public path and in format-1 cassettes — into a :class:`~agentci.providers.base.ModelChunk`,
+  keeping function call ids and ``thoughtSignature`` (as base64 text, sent back unchanged),
+  usage, finish and block reasons.
 
 Function calls that arrive without an ``id`` get a deterministic one, ``agentci-<name>-<n>``;
 such ids are never sent back to the API (Gemini matches those calls by order).
@@ -18,7 +20,7 @@ from __future__ import annotations
 import base64
 import warnings
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from agentci.providers.base import (
@@ -29,6 +31,13 @@ from agentci.providers.base import (
     TextPart,
     ToolCallPart,
     ToolSpec,
+)
+from agentci.providers.gemini_rest import (
+    int_field,
+    list_field,
+    obj_field,
+    shaped,
+    str_field,
 )
 from agentci.providers.gemini_tables import finish_of
 from agentci.usage import Usage
@@ -214,6 +223,47 @@ class StreamDecoder:
             elif p.text is not None or sig:
                 chunk.parts.append(TextPart(p.text or "", bool(p.thought), sig))
                 self._answered = self._answered or bool(not p.thought and (p.text or "").strip())
+        chunk.finish = finish_of(chunk.finish_reason, answered=self._answered)
+        return chunk
+
+    def decode_json(self, raw: Mapping[str, Any]) -> ModelChunk:
+        """One streamed chunk as the REST API sends it (camelCase JSON), read without the SDK
+        (:mod:`.gemini_rest`). Fields it does not know are left alone; a known field of another
+        type than the API's raises :class:`~.gemini_rest.WireShapeError`."""
+        chunk = ModelChunk(model_version=str_field(raw, "modelVersion"))
+        feedback = obj_field(raw, "promptFeedback")
+        if feedback is not None:
+            chunk.block_reason = str_field(feedback, "blockReason")
+        u = obj_field(raw, "usageMetadata")
+        if u is not None:
+            chunk.usage = Usage(
+                prompt_tokens=int_field(u, "promptTokenCount"),
+                output_tokens=int_field(u, "candidatesTokenCount"),
+                thoughts_tokens=int_field(u, "thoughtsTokenCount"),
+                cached_tokens=int_field(u, "cachedContentTokenCount"),
+            )
+        candidates = list_field(raw, "candidates")
+        if not candidates:
+            return chunk
+        cand = shaped(candidates[0], dict, "candidates[0]")
+        chunk.finish_reason = str_field(cand, "finishReason")
+        content = obj_field(cand, "content")
+        for p in (list_field(content, "parts") if content is not None else None) or []:
+            p = shaped(p, dict, "part")
+            sig = str_field(p, "thoughtSignature")
+            fc = obj_field(p, "functionCall")
+            text = str_field(p, "text")
+            if fc is not None:
+                self._calls += 1
+                name = str_field(fc, "name") or ""
+                call_id = str_field(fc, "id") or f"{SYNTHETIC_ID_PREFIX}{name}-{self._calls}"
+                args = obj_field(fc, "args") or {}
+                chunk.parts.append(ToolCallPart(call_id, name, dict(args), sig))
+                self._answered = True
+            elif text is not None or sig:
+                thought = shaped(p.get("thought"), (bool, type(None)), "thought")
+                chunk.parts.append(TextPart(text or "", bool(thought), sig))
+                self._answered = self._answered or bool(not thought and (text or "").strip())
         chunk.finish = finish_of(chunk.finish_reason, answered=self._answered)
         return chunk
 

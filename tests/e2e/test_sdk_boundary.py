@@ -9,13 +9,13 @@ from e2e_scenario import assert_agree, make_case
 from agentci.events import types as ev
 from agentci.testing.fake_gemini import FakeGemini
 
-# a field the Gemini API does not send, of a shape the SDK's response type rejects: only the
-# private path (which skips the SDK's converter) sees it
+# a token count sent as a string: the private path (agentci's own reading of the JSON) rejects
+# it, the SDK's types on the public path accept it
 CHANGED_SHAPE = {
     "candidates": [
         {"content": {"role": "model", "parts": [{"text": "done"}]}, "finishReason": "STOP"}
     ],
-    "createTime": {"seconds": "not a timestamp"},
+    "usageMetadata": {"promptTokenCount": "7"},
 }
 
 #: The warning every run with ``sandbox: none`` and a key in its environment gives.

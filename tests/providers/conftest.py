@@ -18,5 +18,6 @@ def fake() -> Iterator[FakeGemini]:
 
 @pytest.fixture(params=[True, False], ids=["private-path", "public-path"])
 def raw_path(request: pytest.FixtureRequest) -> bool:
-    """Both ways agentci calls the SDK: the private path with a prebuilt body, the public one."""
+    """Both ways agentci calls Gemini: the private path (a prebuilt body, no SDK), the SDK's
+    public one."""
     return bool(request.param)

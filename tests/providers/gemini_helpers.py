@@ -40,8 +40,8 @@ def model_config(**kw: Any) -> ModelConfig:
 
 
 def make_chat(fake: FakeGemini, *, raw_path: bool = True, **kw: Any) -> Chat:
-    """A Chat over the real SDK against ``fake``; ``raw_path`` picks the SDK's private
-    streaming path (a prebuilt body) or its public ``generate_content_stream``."""
+    """A Chat against ``fake``; ``raw_path`` picks the private streaming path (a prebuilt body
+    sent without the SDK) or the SDK's public ``generate_content_stream``."""
     cfg = model_config(**kw)
     provider = GeminiProvider.from_config(cfg, fake.env())
     provider.raw_path = raw_path

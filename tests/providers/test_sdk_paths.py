@@ -12,15 +12,13 @@ from agentci.providers.base import TextPart
 from agentci.providers.gemini import GeminiProvider
 from agentci.testing.fake_gemini import FakeGemini
 
-# ``createTime`` is a field of the SDK's response type that the Gemini API does not send: the
-# public path's converter drops it, the private path hands the chunk to the type as it is, and
-# a value of another shape than the SDK expects is rejected there (ValidationError, or an
-# AttributeError in older SDKs).
+# A token count sent as a string: the private path (agentci's own reading of the JSON) takes
+# only the types the API sends and rejects it; the SDK's types on the public path accept it.
 CHANGED_SHAPE = {
     "candidates": [
         {"content": {"role": "model", "parts": [{"text": "hi"}]}, "finishReason": "STOP"}
     ],
-    "createTime": {"seconds": "not a timestamp"},
+    "usageMetadata": {"promptTokenCount": "7"},
 }
 
 
