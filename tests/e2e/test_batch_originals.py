@@ -21,7 +21,7 @@ from agentci.testing.repo import git
 class LoggedBatch:
     out: Path
     head: str
-    calls: list[list[str]]  # each git call's arguments, the -c overrides left out
+    calls: list[list[str]]  # each git call on the checkout: its arguments, the -c overrides left out
     code: int
     stderr: str
 
@@ -46,7 +46,7 @@ def logged(tmp_path_factory: pytest.TempPathFactory) -> LoggedBatch:
     (stub / "git").write_text(
         "#!/usr/bin/env python3\nimport json, os, sys\n"
         f"with open({str(log)!r}, 'a') as f:\n"
-        "    f.write(json.dumps(sys.argv[1:]) + '\\n')\n"
+        "    f.write(json.dumps([os.environ.get('GIT_DIR'), sys.argv[1:]]) + '\\n')\n"
         f"os.execv({real!r}, [{real!r}, *sys.argv[1:]])\n"
     )
     (stub / "git").chmod(0o755)
@@ -55,7 +55,9 @@ def logged(tmp_path_factory: pytest.TempPathFactory) -> LoggedBatch:
         "batch", str(case.recipe), "--jobs", "4", "--out", str(out),
         env={"PATH": f"{stub}:{ENV['PATH']}"},
     )  # fmt: skip
-    calls = [_subcommand(json.loads(line)) for line in log.read_text().splitlines()]
+    checkout = str(case.repo / ".git")  # not a snapshot's private git dir
+    logged = [json.loads(line) for line in log.read_text().splitlines()]
+    calls = [_subcommand(args) for git_dir, args in logged if git_dir == checkout]
     head = git(case.repo, "rev-parse", "HEAD").strip()
     return LoggedBatch(out, head, calls, done.returncode, done.stderr)
 
