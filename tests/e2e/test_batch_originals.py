@@ -21,7 +21,7 @@ from agentci.testing.repo import git
 class LoggedBatch:
     out: Path
     head: str
-    calls: list[list[str]]  # each git call on the checkout: its arguments, the -c overrides left out
+    calls: list[list[str]]  # each git call on the checkout, the -c overrides left out
     code: int
     stderr: str
 
