@@ -24,6 +24,8 @@ FILE_MODES = ("100644", "100755", "120000")
 
 def _verify_changes(b: Baseline, before: Snapshot, after: Snapshot) -> list[tuple[str, str]]:
     """(raw diff-tree head, repository path) of each path a verify run changed."""
+    if before.raw == after.raw:  # verify wrote nothing the snapshot stores
+        return []
     out = b.git.out(["diff-tree", "-r", "-z", "--raw", "--no-renames", before.raw, after.raw])
     return list(raw_records(out))
 

@@ -109,6 +109,7 @@ def capture_baseline(
             snap = take(b)
         except GitFailed:  # the copied index could not be used (newer format): start empty
             b.git.index.unlink(missing_ok=True)
+            b.head = ""  # the index no longer holds that tree
             snap = take(b)
         known = {sm.path for sm in b.submodules}
         if set(snap.repos) - known and adopt_nested(b, b.git):
@@ -263,7 +264,9 @@ def take(b: Baseline) -> Snapshot:
             dropped, forced = freeze_rules(b, pg, _index_changes(pg, b.raw, specs), specs)
         if b.overlay:
             apply_overlay(b, pg)
-    raw = pg.write_tree()
+    touched = walk.changed or walk.new or unreadable or b.rules_changed or b.overlay or nested
+    # nothing changed the index since its tree was written: that tree, without a git call
+    raw = pg.write_tree() if touched or not b.head else b.head
     if raw != b.head:
         set_head(pg, raw)
         b.head = raw
