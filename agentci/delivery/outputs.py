@@ -12,7 +12,7 @@ is a link, passes through one or lacks agentci's marker is not read at all: the 
 
 from __future__ import annotations
 
-import json
+import os
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +30,32 @@ FIX_HINT = (
     "`sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` "
     "(see docs/github-action.md in agentci)."
 )
+
+
+#: git's C-style escapes for the bytes that have one (``quote_c_style``).
+_ESCAPES = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r",
+            34: '\\"', 92: "\\\\"}  # fmt: skip
+
+
+def quoted_path(name: str) -> str:
+    """``name`` on one line of valid UTF-8, as git quotes a path (``git diff --name-only``):
+    as it is, unless it holds a control character, ``"`` or ``\\``, or bytes that are not
+    UTF-8 (a Latin-1 name reaches Python as lone surrogates); then in double quotes with C
+    escapes (``\\n``, ``\\"``, ``\\\\``) and every other such byte, and every byte above
+    0x7F, as ``\\ooo``."""
+    try:
+        raw = os.fsencode(name)
+    except UnicodeEncodeError:  # a surrogate no file name decodes to (from a JSON escape)
+        raw = name.encode("utf-8", "surrogatepass")
+    try:
+        raw.decode("utf-8")
+        plain = not any(b < 0x20 or b in (0x22, 0x5C, 0x7F) for b in raw)
+    except UnicodeDecodeError:
+        plain = False
+    if plain:
+        return name
+    parts = [_ESCAPES.get(b) or (chr(b) if 0x20 <= b < 0x7F else f"\\{b:03o}") for b in raw]
+    return '"' + "".join(parts) + '"'
 
 
 def _json(folder: OutFolder | None, name: str) -> Any:
@@ -97,7 +123,7 @@ def collect(workspace: Path, out: str, code: str) -> RunOutputs:
         changed=changed,
         has_changes=bool(changed) or bool(folder and folder.has_data("patch.diff")),
         summary=summary,
-        output="" if answer is None else json.dumps(answer, ensure_ascii=False),
+        output="" if answer is None else jsontext.dumps(answer),
         sarif=folder is not None and folder.read("sarif.json", 0, cut=True) is not None,
         unsandboxed=unsandboxed,
         refused=refused,
@@ -126,7 +152,8 @@ def github_output(run: RunOutputs) -> str:
     lines.append(f"out-dir-ok={'false' if run.unsafe else 'true'}\n")
     lines += [f"{name}={path}\n" for name, path in run.paths.items()]
     lines.append(f"has-changes={'true' if run.has_changes else 'false'}\n")
-    lines.append(f"changed-files<<{delimiter}\n" + "".join(f + "\n" for f in run.changed))
+    names = "".join(quoted_path(f) + "\n" for f in run.changed)  # one line each, always UTF-8
+    lines.append(f"changed-files<<{delimiter}\n" + names)
     lines.append(f"{delimiter}\n")
     lines.append(f"sandboxed={'false' if run.unsandboxed or run.refused else 'true'}\n")
     sarif = str(Path(run.paths["patch"]).with_name("sarif.json")) if run.sarif else ""
