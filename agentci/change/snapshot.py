@@ -28,6 +28,7 @@ and ignored files in :mod:`~agentci.change.ignored`, verify's writes in
 from __future__ import annotations
 
 import shutil
+import subprocess
 from functools import partial
 from pathlib import Path
 
@@ -50,6 +51,7 @@ from agentci.change.privgit import (
 from agentci.change.submodules import adopt_nested, find_submodules, graft
 from agentci.change.walk import set_head, status, update_index
 from agentci.errors import InvalidInput
+from agentci.gitenv import run_git
 from agentci.tempdirs import make_temp_dir
 
 __all__ = [
@@ -296,3 +298,18 @@ def _index_changes(pg: PrivateGit, tree: str, specs: list[str]) -> list[tuple[st
     """(old mode, new mode, status, path) of every path the index changes against ``tree``."""
     out = pg.out(["diff-index", "--cached", "-z", "--raw", "--no-renames", tree, "--", *specs])
     return [(h[1:].split()[0], h.split()[1], h.split()[4], p) for h, p in raw_records(out)]
+
+
+def head_commit(workspace: Path) -> str | None:
+    """The commit checked out in the repository holding ``workspace`` (None: none); git is
+    pinned to that repository (no discovery, its drivers neutralised)."""
+    found = find_repo_dirs(Path(workspace).resolve())
+    if found is None:
+        return None
+    top, git_dir = found
+    try:
+        out = run_git(["rev-parse", "--verify", "-q", "HEAD"], cwd=top, repo=git_dir, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = out.stdout.decode(errors="replace").strip()
+    return text if out.returncode == 0 and text else None

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from agentci.cli.options import parameter_options
-from agentci.precommit.hook import HookOptions, run_hook
+from agentci.precommit.quick import clean_exit
 
 #: What to do instead, in every refusal below.
 _USE_SEPARATOR = (
@@ -101,6 +101,21 @@ def pre_commit_command(
     for name in files:
         if name.startswith("-") and not os.path.lexists(name):
             raise click.UsageError(f"{name!r} is not a file; {_USE_SEPARATOR}")
+    code = clean_exit(
+        recipe,
+        list(files),
+        files_param=files_param,
+        params=list(params),
+        out_dir=out_dir,
+        verbose=verbose,
+        quiet=quiet,
+        timeout=timeout,
+    )
+    if code is not None:  # the linter found nothing: no run needed (agentci.precommit.quick)
+        raise SystemExit(code)
+    # deferred: the run's machinery loads only when the files need the model or a check
+    from agentci.precommit.hook import HookOptions, run_hook
+
     code = run_hook(
         HookOptions(
             recipe=recipe,

@@ -26,10 +26,13 @@ import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentci import workspace_io
-from agentci.events import types as ev
 from agentci.policy.paths import git_dirs
+
+if TYPE_CHECKING:  # the event models load only to warn (the sandbox imports this module)
+    from agentci.events import types as ev
 
 MASK = "***"
 CONFIG_NAMES = ("config", "config.worktree")
@@ -202,9 +205,19 @@ def sanitised_copies(workspace: Path) -> list[tuple[Path, Path]]:
     return pairs
 
 
+def credentials_found(workspace: Path) -> bool:
+    """Whether the workspace's git config files hold credentials (what
+    :func:`warn_credentials` warns about)."""
+    return any(sanitise(_read(f))[1] for f in config_files(workspace))
+
+
 def warn_credentials(workspace: Path, emit: Callable[[ev.Event], object]) -> list[str]:
     """Emit a ``credentials_in_git_config`` event when the workspace's git config holds
     credentials; returns the keys found (the values are never shown)."""
+    # deferred: the event models load only to warn (the pre-commit hook's clean path, which
+    # builds a sandbox with this module, never loads them)
+    from agentci.events import types as ev
+
     keys: list[str] = []
     for f in config_files(workspace):
         _, found = sanitise(_read(f))

@@ -30,7 +30,8 @@ from pathlib import Path
 from agentci import jsontext, workspace_io
 from agentci.errors import InvalidInput
 from agentci.events.sinks import tell
-from agentci.precommit.scope import as_argument, limit_to_files, normalise
+from agentci.precommit.names import as_argument, normalise
+from agentci.precommit.scope import limit_to_files
 from agentci.providers.registry import has_credentials
 from agentci.recipe.load import load_recipe
 from agentci.run.launch import LaunchOptions, launch

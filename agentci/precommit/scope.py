@@ -23,25 +23,6 @@ def literal_glob(path: str) -> str:
     return "/" + stem + "[ ]" * (len(escaped) - len(stem))
 
 
-def normalise(files: list[str]) -> list[str]:
-    """``files`` as pre-commit passes them, workspace-relative and without ``./``, in order,
-    each once."""
-    seen: dict[str, None] = {}
-    for f in files:
-        while f.startswith("./"):
-            f = f[2:]
-        if f:
-            seen.setdefault(f, None)
-    return list(seen)
-
-
-def as_argument(path: str) -> str:
-    """``path`` as the recipe's list parameter gets it: a name that starts with ``-`` as
-    ``./-name``, so that a command the recipe runs on the files (``ruff check {{ files }}``)
-    sees a file, never an option (``--output-file=/elsewhere``)."""
-    return f"./{path}" if path.startswith("-") else path
-
-
 def limit_to_files(plans: list[TaskSpec], files: list[str]) -> list[TaskSpec]:
     """Each task with its ``allowed_paths`` set to ``files`` (within its own ``allowed_paths``)."""
     limited = []

@@ -42,6 +42,13 @@ def remember() -> None:
     install(remember=True)
 
 
+def note(name: str) -> None:
+    """Remember signal ``name`` (``SIGTERM``) as if it had come now (a handler of its own
+    took it: the pre-commit hook's clean path), unless one is remembered already."""
+    if not _pending:
+        _pending.append(name)
+
+
 def pending() -> str | None:
     """The signal that came while the run was set up, if any."""
     return _pending[0] if _pending else None

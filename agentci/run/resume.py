@@ -25,13 +25,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agentci import jsontext
-from agentci.change.snapshot import find_repo_dirs
+from agentci.change.snapshot import find_repo_dirs, head_commit
 from agentci.errors import InvalidInput
 from agentci.gitenv import run_git
 from agentci.outcome import Status
@@ -245,21 +244,6 @@ def digest(value: Any) -> str:
 def tools_digest(tools: list[ToolSpec]) -> str:
     """The tool declarations the model saw, as one hash."""
     return digest([[t.name, t.description, t.parameters] for t in tools])
-
-
-def head_commit(workspace: Path) -> str | None:
-    """The commit checked out in the repository holding ``workspace`` (None: none); git is
-    pinned to that repository (no discovery, its drivers neutralised)."""
-    found = find_repo_dirs(Path(workspace).resolve())
-    if found is None:
-        return None
-    top, git_dir = found
-    try:
-        out = run_git(["rev-parse", "--verify", "-q", "HEAD"], cwd=top, repo=git_dir, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    text = out.stdout.decode(errors="replace").strip()
-    return text if out.returncode == 0 and text else None
 
 
 def check_in_place(points: dict[str, ResumePoint], plans: list[TaskSpec], base_dir: Path,

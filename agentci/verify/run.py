@@ -29,8 +29,6 @@ only into a private view of it, whose names say what to add to the store afterwa
 
 from __future__ import annotations
 
-import os
-import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +41,7 @@ from agentci.policy.pyc_fill import fill_from_view, pyc_view
 from agentci.process import run_process
 from agentci.recipe.verify_config import Verify
 from agentci.verify.report import ReportPlace, ReportUnreadable, report_place
+from agentci.verify.run_env import verify_env
 from agentci.verify.selection import Selection
 
 if TYPE_CHECKING:
@@ -155,18 +154,6 @@ def parse_junit_bytes(data: bytes) -> dict[str, TestOutcome]:
     return tests
 
 
-def verify_env(base: Mapping[str, str], verify: Verify, junit_path: Path | None, tmp: Path):
-    """The environment for one verify run (see the module docstring)."""
-    env = dict(base)
-    env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
-    env.setdefault("RUFF_NO_CACHE", "true")
-    env.setdefault("MYPY_CACHE_DIR", os.devnull)  # no cache: none in the workspace, none stale
-    if verify.runner == "pytest" and junit_path is not None:
-        extra = f"--junitxml={shlex.quote(str(junit_path))} -p no:cacheprovider"
-        env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')} {extra}".strip()
-    return env
-
-
 async def run_verify(
     verify: Verify,
     *,
@@ -186,7 +173,7 @@ async def run_verify(
     if sandbox is not None:
         box = sandbox.but(writable=[tmp_dir], binds=place.binds if place else ())
     pytest_report = place.command_path if place and verify.runner == "pytest" else None
-    run_env = verify_env(env, verify, pytest_report, tmp_dir)
+    run_env = verify_env(env, verify.runner, pytest_report)
     if select is not None:
         run_env = select.env(run_env, tmp_dir)
     box, view = pyc_view(box, run_env, verify.command)

@@ -1,0 +1,262 @@
+"""The hook's clean path: ``agentci pre-commit --recipe fix-lint`` on files the linter finds
+nothing in, decided without loading the agent machinery (pydantic, the recipe and event
+models, the SDK, the loop).
+
+A hook runs on every commit, and on almost every one the linter has nothing to say. So before
+the recipe is loaded, :func:`clean_exit` runs the built-in recipe's verify command on the files
+exactly as a run's baseline verify would — in the same sandbox (:func:`make_sandbox` with the
+protected paths of :class:`~agentci.policy.paths.Protected`), with the same allowlisted
+environment, limits and timeout — and when it passes, writes the outputs of the run that would
+have followed (:mod:`agentci.precommit.clean_outputs`) and prints its lines: exit 0.
+
+Anything this path does not reproduce exactly makes it step aside (None) before any output is
+touched, and the whole run follows, which runs the linter again: another recipe than the
+built-in one, ``-p`` or ``--files-param`` or ``-v``, a terminal (the live console), GitHub
+Actions, ``GITHUB_STEP_SUMMARY``, OpenTelemetry, both API key variables set (the run's note),
+a folder without ``.git``, project context files (AGENTS.md, GEMINI.md, CLAUDE.md) where the
+run would load them, credentials in the repository's git config (the run's warning), no working
+bubblewrap, a bytecode store still learning this command, a linter that does not pass or
+prints more than ``All checks passed!``, a time-out, a signal (the run then starts cancelled and
+writes a cancelled run's outputs), an output folder the run would refuse.
+``AGENTCI_PRECOMMIT_QUICK=0`` turns the path off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import shutil
+import signal
+import sys
+import time
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from agentci.change.snapshot import head_commit
+from agentci.errors import InvalidInput
+from agentci.hostprog import add_workspace
+from agentci.policy.env import child_env, hide_initial_environ, make_undumpable
+from agentci.policy.gitconfig import credentials_found
+from agentci.policy.paths import Protected
+from agentci.policy.pyc_cache import remove_view
+from agentci.policy.pyc_fill import pyc_view
+from agentci.policy.runtime import choose_program, forget_workspace_imports
+from agentci.policy.sandbox import make_sandbox
+from agentci.precommit.names import as_argument, normalise
+from agentci.process import run_process
+from agentci.reports.outdir import lock_workspace
+from agentci.run import early
+from agentci.tempdirs import make_temp_dir
+from agentci.tools.rg import find_rg
+from agentci.verify.run_env import verify_env
+
+#: The one recipe this path knows (docs/pre-commit.md): what its verify prints when it passes.
+RECIPE = "fix-lint"
+PASSED = "All checks passed!"
+#: The project context files a run loads (recipe/schema.py, ContextFiles.files).
+CONTEXT_FILES = ("AGENTS.md", "GEMINI.md", "CLAUDE.md")
+#: The verify run's output cap (agentci.verify.run.OUTPUT_CAP).
+OUTPUT_CAP = 64_000
+#: The variables the run masks whatever their names (the Gemini provider's key variables).
+KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+
+
+@dataclass
+class CleanRun:
+    """What the clean path found: everything the outputs of the run it stands for say."""
+
+    recipe: dict[str, Any]
+    recipe_bytes: bytes
+    files: list[str]
+    quoted: str  # ``{{ files }}`` as the run renders it
+    command: str
+    output: str
+    workspace: Path
+    duration_ms: int  # the verify run's
+    started: float  # time.monotonic() at the start of the task
+    started_at: str  # the run's start, as utc_now() writes it
+    verified_at: str  # when the linter ended
+    search_engine: str
+    base_commit: str | None
+
+
+def recipe_file() -> Path:
+    """The built-in recipe's file."""
+    return Path(str(resources.files("agentci.precommit") / "recipes" / f"{RECIPE}.yaml"))
+
+
+def clean_exit(
+    recipe: str,
+    files: list[str],
+    *,
+    files_param: str,
+    params: list[str],
+    out_dir: Path,
+    verbose: bool,
+    quiet: bool,
+    timeout: float | None,
+) -> int | None:
+    """0 when the files are clean (the outputs written, the lines printed); None when the
+    run must decide (see the module docstring). Nothing is written before the answer is 0."""
+    if not _may_try(recipe, files_param, params, verbose, quiet):
+        return None
+    names = normalise(files)
+    if not names:
+        return 0  # as the run: no files, nothing to do, no outputs
+    found = _run_linter(names, timeout)
+    if found is None:
+        return None
+    # deferred: the writer of the outputs loads only once the files are known to be clean
+    from agentci.precommit.clean_outputs import write_clean_run
+
+    return write_clean_run(found, out_dir, quiet=quiet)
+
+
+def _may_try(recipe: str, files_param: str, params: list[str], verbose: bool, quiet: bool) -> bool:
+    env = os.environ
+    if recipe != RECIPE or files_param != "files" or params or verbose:
+        return False
+    if env.get("AGENTCI_PRECOMMIT_QUICK", "1") == "0":
+        return False
+    if env.get("GITHUB_ACTIONS") == "true" or env.get("GITHUB_STEP_SUMMARY"):
+        return False
+    if env.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
+        return False
+    if all(env.get(k) for k in KEY_VARS):  # the run prints which one it sends
+        return False
+    return quiet or not _is_terminal()
+
+
+def _is_terminal() -> bool:
+    """As agentci.events.sinks: a terminal gets the live console, which this path has not."""
+    if os.environ.get("CI") or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _run_linter(files: list[str], timeout: float | None) -> CleanRun | None:
+    """The baseline verify of the built-in recipe on ``files``; None unless it passed."""
+    started, started_at = time.monotonic(), _utc_now()
+    make_undumpable()  # as the run, before any child: /proc/<agentci>/environ stays closed
+    hide_initial_environ()
+    ws = Path(os.path.realpath(os.getcwd()))
+    if not os.path.lexists(ws / ".git") or _context_files(ws, files):
+        return None
+    path = recipe_file()
+    data = path.read_bytes()
+    # deferred: YAML only once the cheap refusals are behind
+    import yaml
+
+    recipe = yaml.load(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    verify = recipe["verify"]
+    quoted = shlex.join(as_argument(f) for f in files)
+    command = verify["command"].replace("{{ files }}", quoted)
+    if "{{" in command or "{%" in command:
+        return None
+    add_workspace(ws)  # before any program is looked up: none comes from the workspace
+    try:
+        lock_workspace(ws)
+    except InvalidInput:
+        return None
+    if credentials_found(ws):
+        return None  # the run warns about them
+    rg = find_rg()
+    if rg is None:
+        return None
+    choose_program(rg[0])
+    forget_workspace_imports(ws)
+    protected = Protected(ws, recipe_path=path)
+    try:
+        box, fell_back = make_sandbox(
+            "auto", workspace=ws, network=False, readonly=protected.sandbox_readonly()
+        )
+    except InvalidInput:
+        return None
+    if box is None or fell_back:
+        return None
+    limit = float(verify.get("timeout_seconds", 60))
+    if timeout is not None:
+        limit = min(limit, timeout)
+    tmp = make_temp_dir("verify")
+    try:
+        env = verify_env(child_env(()), None, None)
+        run_box, view = pyc_view(box.but(writable=[tmp]), env, command)
+        if view is not None:  # the store learns from this run: the run does that
+            remove_view(view)
+            return None
+        result = _run_cancellable(command, ws, env, limit, run_box)
+    finally:
+        box.cleanup()
+        shutil.rmtree(tmp, ignore_errors=True)
+    verified_at = _utc_now()
+    if result is None or result.timed_out or result.exit_code != 0:
+        return None
+    if result.output.strip() != PASSED or early.pending() is not None:
+        return None
+    return CleanRun(
+        recipe=recipe,
+        recipe_bytes=data,
+        files=files,
+        quoted=quoted,
+        command=command,
+        output=result.output.strip(),
+        workspace=ws,
+        duration_ms=result.duration_ms,
+        started=started,
+        started_at=started_at,
+        verified_at=verified_at,
+        search_engine=rg[1],
+        base_commit=head_commit(ws),
+    )
+
+
+def _run_cancellable(command: str, ws: Path, env: dict[str, str], limit: float, box: Any) -> Any:
+    """The linter's run, cut short by SIGINT / SIGTERM (remembered for the run, which then
+    starts cancelled: agentci.run.early); None when a signal cut it."""
+
+    async def main() -> Any:
+        loop = asyncio.get_running_loop()
+        job = asyncio.ensure_future(
+            run_process(command, cwd=ws, env=env, timeout=limit, output_cap=OUTPUT_CAP, sandbox=box)
+        )
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, _cancel, sig, job)
+        try:
+            return await job
+        except asyncio.CancelledError:
+            return None
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(sig)
+            early.install(remember=True)
+
+    return asyncio.run(main())
+
+
+def _cancel(sig: signal.Signals, job: asyncio.Future[Any]) -> None:
+    early.note(sig.name)
+    job.cancel()
+
+
+def _context_files(ws: Path, files: list[str]) -> bool:
+    """Whether a project context file lies where the run would look: the root, each folder on
+    the way to a staged file, and a folder named ``summary`` (a word of the prompt)."""
+    folders = {ws, ws / "summary"}
+    for f in files:
+        p = ws / f
+        folders.update(a for a in (p, *p.parents) if a == ws or ws in a.parents)
+    return any(os.path.lexists(d / name) for d in folders for name in CONTEXT_FILES)
+
+
+def _utc_now() -> str:
+    """As agentci.events.sinks.utc_now."""
+    from datetime import datetime, timezone
+
+    now = datetime.now(timezone.utc)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
