@@ -246,3 +246,30 @@ def raw_records(out: bytes) -> list[tuple[str, str]]:
     """(header, path) pairs of a ``-z --raw`` diff output."""
     parts = split_z(out)
     return [(parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
+
+
+def find_repo_dirs(path: Path) -> tuple[Path, Path] | None:
+    """(work tree top-level, git dir) of the repository containing ``path``, or None.
+
+    Found by reading ``.git`` entries upwards; no git command runs in the user's repository.
+    """
+    for folder in [path, *path.parents]:
+        git_dir = dot_git_dir(folder)
+        if git_dir is not None and (objects_dir(git_dir)).is_dir():
+            return folder, git_dir
+    return None
+
+
+def head_commit(workspace: Path) -> str | None:
+    """The commit checked out in the repository holding ``workspace`` (None: none); git is
+    pinned to that repository (no discovery, its drivers neutralised)."""
+    found = find_repo_dirs(Path(workspace).resolve())
+    if found is None:
+        return None
+    top, git_dir = found
+    try:
+        out = run_git(["rev-parse", "--verify", "-q", "HEAD"], cwd=top, repo=git_dir, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = out.stdout.decode(errors="replace").strip()
+    return text if out.returncode == 0 and text else None

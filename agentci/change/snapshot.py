@@ -28,7 +28,6 @@ and ignored files in :mod:`~agentci.change.ignored`, verify's writes in
 from __future__ import annotations
 
 import shutil
-import subprocess
 from functools import partial
 from pathlib import Path
 
@@ -43,7 +42,8 @@ from agentci.change.privgit import (
     add_alternate,
     copy_index,
     create,
-    dot_git_dir,
+    find_repo_dirs,
+    head_commit,
     objects_dir,
     raw_records,
     split_z,
@@ -51,7 +51,6 @@ from agentci.change.privgit import (
 from agentci.change.submodules import adopt_nested, find_submodules, graft
 from agentci.change.walk import set_head, status, update_index
 from agentci.errors import InvalidInput
-from agentci.gitenv import run_git
 from agentci.tempdirs import make_temp_dir
 
 __all__ = [
@@ -61,24 +60,13 @@ __all__ = [
     "capture_baseline",
     "carry_over",
     "find_repo_dirs",
+    "head_commit",
     "record_verify",
     "take",
 ]
 
 
 # -- the user's repository ------------------------------------------------------------------
-
-
-def find_repo_dirs(path: Path) -> tuple[Path, Path] | None:
-    """(work tree top-level, git dir) of the repository containing ``path``, or None.
-
-    Found by reading ``.git`` entries upwards; no git command runs in the user's repository.
-    """
-    for folder in [path, *path.parents]:
-        git_dir = dot_git_dir(folder)
-        if git_dir is not None and (objects_dir(git_dir)).is_dir():
-            return folder, git_dir
-    return None
 
 
 def _common_dir(git_dir: Path) -> Path:
@@ -298,18 +286,3 @@ def _index_changes(pg: PrivateGit, tree: str, specs: list[str]) -> list[tuple[st
     """(old mode, new mode, status, path) of every path the index changes against ``tree``."""
     out = pg.out(["diff-index", "--cached", "-z", "--raw", "--no-renames", tree, "--", *specs])
     return [(h[1:].split()[0], h.split()[1], h.split()[4], p) for h, p in raw_records(out)]
-
-
-def head_commit(workspace: Path) -> str | None:
-    """The commit checked out in the repository holding ``workspace`` (None: none); git is
-    pinned to that repository (no discovery, its drivers neutralised)."""
-    found = find_repo_dirs(Path(workspace).resolve())
-    if found is None:
-        return None
-    top, git_dir = found
-    try:
-        out = run_git(["rev-parse", "--verify", "-q", "HEAD"], cwd=top, repo=git_dir, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    text = out.stdout.decode(errors="replace").strip()
-    return text if out.returncode == 0 and text else None

@@ -9,6 +9,8 @@ from typing import Any, TypeVar, cast
 
 import click
 
+from agentci.recipe.extra_outputs import EXTRA_OUTPUTS
+
 F = TypeVar("F", bound=Callable[..., object])
 
 
@@ -98,10 +100,6 @@ def _extra_outputs(ctx: click.Context, param: click.Parameter, value: str | None
     names = [n.strip() for n in value.split(",") if n.strip()]
     if names == ["none"]:
         return frozenset()
-    # deferred: the recipe models load with the command that reads a recipe, not with its
-    # options (``agentci pre-commit`` on clean files never loads them)
-    from agentci.recipe.schema import EXTRA_OUTPUTS
-
     unknown = [n for n in names if n not in EXTRA_OUTPUTS]
     if unknown or not names:
         raise click.BadParameter(

@@ -9,6 +9,7 @@ through — except the GitHub tokens of :data:`NEVER_PASSED`, which never do.
 from __future__ import annotations
 
 import contextlib
+import ctypes  # every run: prctl and its environment block (make_undumpable, hide_initial_environ)
 import os
 import re
 import sys
@@ -123,9 +124,6 @@ def make_undumpable() -> bool:
     if not sys.platform.startswith("linux"):
         return False
     with contextlib.suppress(OSError, AttributeError):
-        # deferred: ctypes is loaded only where prctl is called (Linux)
-        import ctypes
-
         libc = ctypes.CDLL(None, use_errno=True)
         pr_set_dumpable = 4
         return libc.prctl(pr_set_dumpable, 0, 0, 0, 0) == 0
@@ -144,9 +142,6 @@ def hide_initial_environ() -> int:
     """
     if not sys.platform.startswith("linux"):
         return 0
-    # deferred: ctypes is loaded only here (Linux)
-    import ctypes
-
     blanked = 0
     with contextlib.suppress(OSError, AttributeError, ValueError):
         libc = ctypes.CDLL(None)

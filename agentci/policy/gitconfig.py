@@ -14,8 +14,8 @@ includes (``includeIf.gitdir:….path``). :func:`config_files` lists all of thes
   (:func:`sanitised_copies`), so no command of the agent reads the original;
 * ``grep_search`` and ``glob`` never look inside a git dir (agentci.tools.search): whether a
   pattern matches a masked line would tell the value one bit at a time;
-* at the start of each task, :func:`warn_credentials` writes a ``warning`` event of kind
-  ``credentials_in_git_config`` (also on the console) telling the user to set
+* at the start of each task, each of the :func:`credential_warnings` is a ``warning`` event of
+  kind ``credentials_in_git_config`` (also on the console) telling the user to set
   ``persist-credentials: false``.
 """
 
@@ -24,15 +24,10 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agentci import workspace_io
 from agentci.policy.paths import git_dirs
-
-if TYPE_CHECKING:  # the event models load only to warn (the sandbox imports this module)
-    from agentci.events import types as ev
 
 MASK = "***"
 CONFIG_NAMES = ("config", "config.worktree")
@@ -205,31 +200,16 @@ def sanitised_copies(workspace: Path) -> list[tuple[Path, Path]]:
     return pairs
 
 
-def credentials_found(workspace: Path) -> bool:
-    """Whether the workspace's git config files hold credentials (what
-    :func:`warn_credentials` warns about)."""
-    return any(sanitise(_read(f))[1] for f in config_files(workspace))
-
-
-def warn_credentials(workspace: Path, emit: Callable[[ev.Event], object]) -> list[str]:
-    """Emit a ``credentials_in_git_config`` event when the workspace's git config holds
-    credentials; returns the keys found (the values are never shown)."""
-    # deferred: the event models load only to warn (the pre-commit hook's clean path, which
-    # builds a sandbox with this module, never loads them)
-    from agentci.events import types as ev
-
-    keys: list[str] = []
+def credential_warnings(workspace: Path) -> list[str]:
+    """One warning per git config file of the workspace that holds credentials (the keys are
+    named, the values never shown); the task emits each as a ``credentials_in_git_config``
+    event."""
+    warnings = []
     for f in config_files(workspace):
         _, found = sanitise(_read(f))
         if found:
-            keys += found
-            emit(
-                ev.WarningEvent(
-                    kind="credentials_in_git_config",
-                    message=WARNING.format(keys=", ".join(sorted(set(found))), file=f),
-                )
-            )
-    return keys
+            warnings.append(WARNING.format(keys=", ".join(sorted(set(found))), file=f))
+    return warnings
 
 
 def mask_for_model(root: workspace_io.Root, rel: str, text: str) -> str:

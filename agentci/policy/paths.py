@@ -15,16 +15,19 @@ that ignores case (macOS, Windows, casefolded folders) the match ignores case to
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from agentci.errors import ToolFailure
 from agentci.policy.runtime import inside_workspace
+
+if TYPE_CHECKING:
+    import pathspec
 
 MAX_PATH_CHARS = 4096
 MAX_NAME_BYTES = 255
@@ -123,6 +126,10 @@ def git_dirs(workspace: Path) -> list[Path]:
 
 def anchored(globs: Iterable[str]) -> pathspec.PathSpec:
     """A gitignore-style matcher for workspace-relative globs (leading ``/`` implied)."""
+    # the pre-commit hook's clean path builds a sandbox with this module and matches nothing:
+    # deferred: pathspec loads with the first matcher, not with every sandbox
+    import pathspec
+
     lines = []
     for g in globs:
         g = g.strip()
@@ -157,16 +164,23 @@ class Protected:
         self, workspace: Path, *, recipe_path: Path | None = None, workflows: bool = True
     ) -> None:
         self.workspace = Path(os.path.realpath(workspace))
-        globs = list(ALWAYS_PROTECTED)
-        self.workflows = anchored([WORKFLOWS, ".github/workflows"])
         self.protect_workflows = workflows
-        self.spec = anchored(globs)
         self.reals: list[Path] = git_dirs(self.workspace)
         self.fold = case_insensitive(self.workspace)
         if recipe_path is not None:
             self.reals.append(Path(os.path.realpath(recipe_path)))
         #: agentci's own installation where it lies inside the workspace (policy/runtime.py)
         self.runtime = inside_workspace(self.workspace)
+
+    @functools.cached_property
+    def spec(self) -> pathspec.PathSpec:
+        """The always-protected globs (``.git``, ``.agentci`` …) as one matcher."""
+        return anchored(ALWAYS_PROTECTED)
+
+    @functools.cached_property
+    def workflows(self) -> pathspec.PathSpec:
+        """The workflow files' globs as one matcher."""
+        return anchored([WORKFLOWS, ".github/workflows"])
 
     def why(self, real: Path, rel: str | None = None, *, workflows_allowed: bool = False) -> str:
         """The protected path ``real`` falls under, or ``""`` when it may be written."""

@@ -15,16 +15,19 @@ import os
 import sys
 import time
 import uuid
+from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from agentci import __version__, jsontext
 from agentci.errors import InvalidInput
-from agentci.precommit.quick import KEY_VARS, CleanRun, _utc_now
 from agentci.reports.atomic import write_bytes_atomic
 from agentci.reports.outdir import prepare_out_dir, refuse_inside_workspace
 from agentci.reports.redact import Redactor, neutralise_workflow_commands
 
+#: The variables the run masks whatever their names (the Gemini provider's key variables).
+KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 LABEL = "<built-in recipe fix-lint>"
 WHY = (
     "verify already passes before the agent started: nothing to fix (verify.skip_if_passing); "
@@ -35,6 +38,31 @@ USAGE: dict[str, Any] = {
     "total_tokens": 0, "cost_usd": None, "model_calls": 0, "estimated_calls": 0,
     "cache_write_tokens": 0, "cache_storage_token_hours": 0.0,
 }  # fmt: skip
+
+
+@dataclass
+class CleanRun:
+    """What the clean path found: everything the outputs of the run it stands for say."""
+
+    recipe: dict[str, Any]
+    recipe_bytes: bytes
+    files: list[str]
+    quoted: str  # ``{{ files }}`` as the run renders it
+    command: str
+    output: str
+    workspace: Path
+    duration_ms: int  # the verify run's
+    started: float  # time.monotonic() at the start of the task
+    started_at: str  # the run's start, as utc_now() writes it
+    verified_at: str  # when the linter ended
+    search_engine: str
+    base_commit: str | None
+
+
+def utc_now() -> str:
+    """As agentci.events.sinks.utc_now: ISO-8601 UTC with milliseconds and a ``Z``."""
+    now = datetime.now(timezone.utc)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
 
 
 def write_clean_run(found: CleanRun, out_dir: Path, *, quiet: bool) -> int | None:
@@ -63,7 +91,7 @@ def write_clean_run(found: CleanRun, out_dir: Path, *, quiet: bool) -> int | Non
         {"type": "task_finished", "status": "success", "exit_code": 0, "reason": WHY,
          "turns": 0, "changed_files": [], "usage": USAGE},
     ]  # fmt: skip
-    stamps = [found.started_at, found.verified_at, _utc_now(), _utc_now()]
+    stamps = [found.started_at, found.verified_at, utc_now(), utc_now()]
     lines = [
         _line(redactor, run_id, i + 1, name if i else "", e, stamps[i])
         for i, e in enumerate(events)
@@ -73,7 +101,7 @@ def write_clean_run(found: CleanRun, out_dir: Path, *, quiet: bool) -> int | Non
     lines.append(
         _line(redactor, run_id, 5, "", {"type": "run_finished", "status": "success",
               "exit_code": 0, "reason": reason, "usage": USAGE, "duration_ms": run_ms},
-              _utc_now())
+              utc_now())
     )  # fmt: skip
     result = _result(found, name, model, run_id, reason, task_ms, run_ms)
     for file, text in (

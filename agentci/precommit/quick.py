@@ -30,21 +30,22 @@ import shutil
 import signal
 import sys
 import time
-from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from agentci.change.snapshot import head_commit
+import yaml
+
+from agentci.change.privgit import head_commit
 from agentci.errors import InvalidInput
 from agentci.hostprog import add_workspace
 from agentci.policy.env import child_env, hide_initial_environ, make_undumpable
-from agentci.policy.gitconfig import credentials_found
+from agentci.policy.gitconfig import credential_warnings
 from agentci.policy.paths import Protected
 from agentci.policy.pyc_cache import remove_view
 from agentci.policy.pyc_fill import pyc_view
 from agentci.policy.runtime import choose_program, forget_workspace_imports
 from agentci.policy.sandbox import make_sandbox
+from agentci.precommit.clean_outputs import KEY_VARS, CleanRun, utc_now, write_clean_run
 from agentci.precommit.names import as_argument, normalise
 from agentci.process import run_process
 from agentci.reports.outdir import lock_workspace
@@ -60,32 +61,11 @@ PASSED = "All checks passed!"
 CONTEXT_FILES = ("AGENTS.md", "GEMINI.md", "CLAUDE.md")
 #: The verify run's output cap (agentci.verify.run.OUTPUT_CAP).
 OUTPUT_CAP = 64_000
-#: The variables the run masks whatever their names (the Gemini provider's key variables).
-KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
-
-
-@dataclass
-class CleanRun:
-    """What the clean path found: everything the outputs of the run it stands for say."""
-
-    recipe: dict[str, Any]
-    recipe_bytes: bytes
-    files: list[str]
-    quoted: str  # ``{{ files }}`` as the run renders it
-    command: str
-    output: str
-    workspace: Path
-    duration_ms: int  # the verify run's
-    started: float  # time.monotonic() at the start of the task
-    started_at: str  # the run's start, as utc_now() writes it
-    verified_at: str  # when the linter ended
-    search_engine: str
-    base_commit: str | None
 
 
 def recipe_file() -> Path:
     """The built-in recipe's file."""
-    return Path(str(resources.files("agentci.precommit") / "recipes" / f"{RECIPE}.yaml"))
+    return Path(__file__).with_name("recipes") / f"{RECIPE}.yaml"  # as hook.recipe_path
 
 
 def clean_exit(
@@ -109,9 +89,6 @@ def clean_exit(
     found = _run_linter(names, timeout)
     if found is None:
         return None
-    # deferred: the writer of the outputs loads only once the files are known to be clean
-    from agentci.precommit.clean_outputs import write_clean_run
-
     return write_clean_run(found, out_dir, quiet=quiet)
 
 
@@ -142,7 +119,7 @@ def _is_terminal() -> bool:
 
 def _run_linter(files: list[str], timeout: float | None) -> CleanRun | None:
     """The baseline verify of the built-in recipe on ``files``; None unless it passed."""
-    started, started_at = time.monotonic(), _utc_now()
+    started, started_at = time.monotonic(), utc_now()
     make_undumpable()  # as the run, before any child: /proc/<agentci>/environ stays closed
     hide_initial_environ()
     ws = Path(os.path.realpath(os.getcwd()))
@@ -150,9 +127,6 @@ def _run_linter(files: list[str], timeout: float | None) -> CleanRun | None:
         return None
     path = recipe_file()
     data = path.read_bytes()
-    # deferred: YAML only once the cheap refusals are behind
-    import yaml
-
     recipe = yaml.load(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     verify = recipe["verify"]
     quoted = shlex.join(as_argument(f) for f in files)
@@ -164,7 +138,7 @@ def _run_linter(files: list[str], timeout: float | None) -> CleanRun | None:
         lock_workspace(ws)
     except InvalidInput:
         return None
-    if credentials_found(ws):
+    if credential_warnings(ws):
         return None  # the run warns about them
     rg = find_rg()
     if rg is None:
@@ -194,7 +168,7 @@ def _run_linter(files: list[str], timeout: float | None) -> CleanRun | None:
     finally:
         box.cleanup()
         shutil.rmtree(tmp, ignore_errors=True)
-    verified_at = _utc_now()
+    verified_at = utc_now()
     if result is None or result.timed_out or result.exit_code != 0:
         return None
     if result.output.strip() != PASSED or early.pending() is not None:
@@ -252,11 +226,3 @@ def _context_files(ws: Path, files: list[str]) -> bool:
         p = ws / f
         folders.update(a for a in (p, *p.parents) if a == ws or ws in a.parents)
     return any(os.path.lexists(d / name) for d in folders for name in CONTEXT_FILES)
-
-
-def _utc_now() -> str:
-    """As agentci.events.sinks.utc_now."""
-    from datetime import datetime, timezone
-
-    now = datetime.now(timezone.utc)
-    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"

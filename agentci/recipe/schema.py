@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import Field, PositiveInt, PrivateAttr, field_validator, model_validator
 
 from agentci.recipe.budget_config import Budget
+from agentci.recipe.extra_outputs import EXTRA_OUTPUTS, ExtraOutput
 from agentci.recipe.fields import Strict
 from agentci.recipe.guards_config import Guards
 from agentci.recipe.hook_config import Hooks
@@ -103,8 +104,6 @@ class BranchOutput(Strict):
 
 #: The outputs a recipe (``outputs.extra``) or ``--outputs`` may leave out; the others are
 #: always written (docs/outputs.md).
-ExtraOutput = Literal["report.html", "sarif.json"]
-EXTRA_OUTPUTS: tuple[ExtraOutput, ...] = ("report.html", "sarif.json")
 
 
 class Outputs(Strict):

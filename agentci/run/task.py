@@ -27,7 +27,7 @@ from agentci.loop.ledger import open_ledger
 from agentci.loop.state import State
 from agentci.outcome import Status
 from agentci.policy.env import child_env
-from agentci.policy.gitconfig import warn_credentials
+from agentci.policy.gitconfig import credential_warnings
 from agentci.policy.rules import PolicyEngine
 from agentci.policy.runtime import forget_workspace_imports
 from agentci.policy.sandbox import check_sandbox_mode
@@ -243,7 +243,8 @@ class TaskRun:
         self.hooks = hooks
         search = default_engine()
         self._search_name = search.name
-        warn_credentials(workspace, self.emit)
+        for note in credential_warnings(workspace):
+            self.emit(ev.WarningEvent(kind="credentials_in_git_config", message=note))
         await self.sandboxes.setup(workspace, env, hooks.scripts, first=self.first)
         # Protected paths are decided now, after setup (it may have run `git init`).
         policy = PolicyEngine.from_recipe(
