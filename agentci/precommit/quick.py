@@ -15,7 +15,7 @@ built-in one, ``-p`` or ``--files-param`` or ``-v``, a terminal (the live consol
 Actions, ``GITHUB_STEP_SUMMARY``, OpenTelemetry, both API key variables set (the run's note),
 a folder without ``.git``, project context files (AGENTS.md, GEMINI.md, CLAUDE.md) where the
 run would load them, credentials in the repository's git config (the run's warning), no working
-bubblewrap, a bytecode store still learning this command, a linter that does not pass or
+bubblewrap, a linter that does not pass or
 prints more than ``All checks passed!``, a time-out, a signal (the run then starts cancelled and
 writes a cancelled run's outputs), an output folder the run would refuse.
 ``AGENTCI_PRECOMMIT_QUICK=0`` turns the path off.
@@ -42,7 +42,7 @@ from agentci.policy.env import child_env, hide_initial_environ, make_undumpable
 from agentci.policy.gitconfig import credential_warnings
 from agentci.policy.paths import Protected
 from agentci.policy.pyc_cache import remove_view
-from agentci.policy.pyc_fill import pyc_view
+from agentci.policy.pyc_fill import fill_from_view, pyc_view
 from agentci.policy.runtime import choose_program, forget_workspace_imports
 from agentci.policy.sandbox import make_sandbox
 from agentci.precommit.clean_outputs import KEY_VARS, CleanRun, utc_now, write_clean_run
@@ -161,10 +161,11 @@ def _run_linter(files: list[str], timeout: float | None) -> CleanRun | None:
     try:
         env = verify_env(child_env(()), None, None)
         run_box, view = pyc_view(box.but(writable=[tmp]), env, command)
-        if view is not None:  # the store learns from this run: the run does that
-            remove_view(view)
-            return None
-        result = _run_cancellable(command, ws, env, limit, run_box)
+        try:  # as agentci.verify.run.run_verify: the bytecode store learns from the run
+            result = _run_cancellable(command, ws, env, limit, run_box, view)
+        finally:
+            if view is not None:
+                remove_view(view)
     finally:
         box.cleanup()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -190,9 +191,12 @@ def _run_linter(files: list[str], timeout: float | None) -> CleanRun | None:
     )
 
 
-def _run_cancellable(command: str, ws: Path, env: dict[str, str], limit: float, box: Any) -> Any:
+def _run_cancellable(
+    command: str, ws: Path, env: dict[str, str], limit: float, box: Any, view: Path | None
+) -> Any:
     """The linter's run, cut short by SIGINT / SIGTERM (remembered for the run, which then
-    starts cancelled: agentci.run.early); None when a signal cut it."""
+    starts cancelled: agentci.run.early); None when a signal cut it. With ``view``, what the
+    run wrote there then goes into the bytecode store."""
 
     async def main() -> Any:
         loop = asyncio.get_running_loop()
@@ -202,7 +206,10 @@ def _run_cancellable(command: str, ws: Path, env: dict[str, str], limit: float, 
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, _cancel, sig, job)
         try:
-            return await job
+            result = await job
+            if view is not None:
+                await fill_from_view(view, box, command, env.get("PATH"))
+            return result
         except asyncio.CancelledError:
             return None
         finally:
