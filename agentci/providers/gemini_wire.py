@@ -268,19 +268,15 @@ class StreamDecoder:
         return chunk
 
 
-def parse_response(raw: dict[str, Any], *, lenient: bool = False) -> types.GenerateContentResponse:
-    """Validate one REST response chunk (camelCase or snake_case JSON).
-
-    ``lenient`` drops fields this SDK does not know (live answers from a newer API);
-    strict parsing (cassettes written by hand) rejects them.
-    """
+def parse_response(raw: dict[str, Any]) -> types.GenerateContentResponse:
+    """Validate one REST response chunk (camelCase or snake_case JSON) with the SDK's type,
+    strictly: a format-1 cassette's field the SDK does not know is rejected (live answers are
+    read by :meth:`StreamDecoder.decode_json`, which leaves such fields alone)."""
     # deferred: google-genai is slow to import (seconds); only a Gemini call needs it
     from google.genai import types
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # unknown enum values are kept, as strings
-        if lenient:
-            return types.GenerateContentResponse._from_response(response=raw, kwargs={})
         return types.GenerateContentResponse.model_validate(raw)
 
 
