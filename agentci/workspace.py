@@ -21,8 +21,9 @@
   files are checked out after) and unregistering it hold a lock on the repository
   (:func:`~agentci.tempdirs.worktrees_locked`),
   so agentci runs and batch tasks on one repository at once do not make each other's
-  ``git worktree add`` fail; should git still fail reading another worktree's entry that just
-  went away, the add is tried once more.
+  ``git worktree add`` fail; should git still lose a race with a process that takes no lock
+  (another worktree's entry, or the ``worktrees`` folder, went away while it ran), the add is
+  tried again, at most three times; any other failure is reported at once.
 
 Every problem the user can fix (missing path, not a git repository, no commit yet, no git) is an
 :class:`~agentci.errors.InvalidInput` naming the path.
@@ -34,6 +35,7 @@ import os
 import re
 import shutil
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -232,8 +234,20 @@ def _borrow_objects(src: Path, copy_git: Path) -> None:
 #: made it fail). Other processes are kept out by :func:`worktrees_locked`, taken after it.
 _WORKTREES = threading.Lock()
 
-#: What ``git worktree add`` says when another worktree's entry went away while git read it.
-_ENTRY_GONE = re.compile(r"fatal: failed to read .*worktrees/[^/]+/commondir")
+#: What ``git worktree add`` says when another process changed the repository's worktrees
+#: while it ran (one that takes no lock: an older agentci, the user's own ``git worktree
+#: remove`` or ``prune``): a file of another worktree's entry went away between git seeing it
+#: and reading it (git's ``get_common_dir_noenv``: ``commondir``; ``is_worktree_locked``:
+#: ``locked``), or the ``worktrees`` folder itself went away (``remove`` and ``prune`` delete
+#: it once it is empty) between git making it and making its entry in it. Any other failure
+#: is a real one and is not tried again.
+_RACED = re.compile(
+    r"fatal: failed to read '?[^\n]*/worktrees/[^/\n]+/(?:commondir|locked)"
+    r"|fatal: could not create (?:leading directories|directory) of "
+    r"'[^'\n]*/worktrees/[^'\n]*': No such file or directory"
+)
+#: How often ``git worktree add`` is tried when it lost such a race (a short pause between).
+ADD_TRIES = 3
 
 
 @contextmanager
@@ -244,23 +258,24 @@ def _locked(common_dir: Path) -> Iterator[None]:
 
 
 def _add_worktree(top: Path, git_dir: Path | None, common: Path, wt: Path, commit: str) -> None:
-    """``git worktree add --no-checkout`` of ``commit`` at ``wt`` under the locks (once more
-    when git failed reading an entry that went away meanwhile: a process that takes no lock,
-    such as an older agentci or the user's own ``git worktree remove``), then its files checked
-    out after the locks are released, by the ``git reset --hard`` that ``worktree add`` itself
-    runs: the locks guard the repository's list of worktrees, and the tasks of a batch check out
-    their own worktrees at the same time (on a large repository the checkout is most of the
-    add, seconds a task). ``common`` is the git common dir."""
-    for last in (False, True):
+    """``git worktree add --no-checkout`` of ``commit`` at ``wt`` under the locks (up to
+    :data:`ADD_TRIES` times when it lost a race with a process that takes no lock:
+    :data:`_RACED`), then its files checked out after the locks are released, by the
+    ``git reset --hard`` that ``worktree add`` itself runs: the locks guard the repository's
+    list of worktrees, and the tasks of a batch check out their own worktrees at the same time
+    (on a large repository the checkout is most of the add, seconds a task). ``common`` is the
+    git common dir."""
+    for attempt in range(1, ADD_TRIES + 1):
         with _locked(common):
             try:
                 _run_git(["worktree", "add", "-q", "--no-checkout", "--detach", str(wt), commit],
                          top, git_dir)  # fmt: skip
                 break
             except InvalidInput as err:
-                if last or not _ENTRY_GONE.search(str(err)):
+                if attempt == ADD_TRIES or not _RACED.search(str(err)):
                     raise
                 _forget_half(wt)
+        time.sleep(0.05 * attempt)  # the other process's change is done by then
     admin = worktree_admin(wt)
     if admin is None:
         raise InvalidInput(f"git worktree add in {top} made no worktree at {wt}")

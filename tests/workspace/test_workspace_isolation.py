@@ -190,3 +190,60 @@ def test_a_worktrees_files_are_checked_out_after_the_repository_lock_is_released
         assert log.read_text() == "free\n"
         assert (pw.path / "src" / "m.py").read_text() == "x = 1\n"
         assert git(pw.path, "status", "--porcelain") == ""  # index and files are HEAD's
+
+
+def _failing_adds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failures: int, error: str
+) -> Path:
+    """A ``git`` on PATH that answers the first ``failures`` calls of ``worktree add`` with
+    ``error`` (exit 128) and runs the real git otherwise; each add is logged."""
+    log, stub = tmp_path / "adds.log", tmp_path / "bin"
+    stub.mkdir()
+    (stub / "git").write_text(
+        "#!/bin/sh\n"
+        'for a in "$@"; do [ "$a" = add ] && break; done\n'
+        f'if [ "$a" = add ]; then echo add >> {log}; '
+        f'if [ "$(wc -l < {log})" -le {failures} ]; then echo "{error}" >&2; exit 128; fi; fi\n'
+        f'exec {shutil.which("git")} "$@"\n'
+    )
+    (stub / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{stub}:{os.environ['PATH']}")
+    return log
+
+
+def _gone(repo: Path) -> str:
+    """What git 2.39 says when another process's ``git worktree remove`` deleted the empty
+    ``worktrees`` folder between git making it and making the new entry in it."""
+    folder = repo / ".git" / "worktrees" / "repo"
+    return f"fatal: could not create directory of '{folder}': No such file or directory"
+
+
+def test_a_worktree_add_that_lost_a_race_with_another_process_is_tried_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = make_repo(tmp_path / "repo")
+    log = _failing_adds(tmp_path, monkeypatch, 2, _gone(repo))
+    with prepare_workspace(Workspace(path="repo", isolation="worktree"), base_dir=tmp_path) as pw:
+        assert (pw.path / "src" / "m.py").read_text() == "x = 1\n"
+    assert log.read_text() == "add\n" * 3
+    assert git(repo, "worktree", "list", "--porcelain").count("worktree ") == 1
+
+
+def test_a_race_lost_every_time_ends_after_three_tries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = make_repo(tmp_path / "repo")
+    log = _failing_adds(tmp_path, monkeypatch, 100, _gone(repo))
+    with pytest.raises(InvalidInput, match="could not create directory of"):
+        prepare_workspace(Workspace(path="repo", isolation="worktree"), base_dir=tmp_path)
+    assert log.read_text() == "add\n" * 3
+
+
+def test_a_real_worktree_add_failure_is_not_tried_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_repo(tmp_path / "repo")
+    log = _failing_adds(tmp_path, monkeypatch, 100, "fatal: invalid reference: HEAD")
+    with pytest.raises(InvalidInput, match="invalid reference"):
+        prepare_workspace(Workspace(path="repo", isolation="worktree"), base_dir=tmp_path)
+    assert log.read_text() == "add\n"
