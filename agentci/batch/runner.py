@@ -168,7 +168,8 @@ class BatchRunner:
                 self.not_run[task.key] = why  # nothing new starts
                 return None
 
-            out = prepare_out_dir(self.out_dir / task.folder, reserve=True)
+            # the batch's own folder pruned agentci's leftover temp folders already
+            out = prepare_out_dir(self.out_dir / task.folder, reserve=True, prune=False)
             sinks: list[Sink] = [JsonlSink(out / "events.jsonl", redact=self.redactor.redact_json),
                                  self.board.sink(task.key)]  # fmt: skip
             if self.board.mode == "github":

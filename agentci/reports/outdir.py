@@ -150,12 +150,14 @@ def lock_workspace(path: Path) -> None:
     _lock("workspace", Path(path).resolve(), "wait for it to finish, or use isolation: copy")
 
 
-def prepare_out_dir(path: Path, *, reserve: bool = False) -> Path:
+def prepare_out_dir(path: Path, *, reserve: bool = False, prune: bool = True) -> Path:
     """Make ``path`` an empty output folder (see the module docstring); return it resolved.
-    ``reserve``: keep space for the final outputs (:func:`reserve_space`)."""
+    ``reserve``: keep space for the final outputs (:func:`reserve_space`). ``prune``: delete
+    the temp folders of agentci runs that are gone (:func:`~agentci.tempdirs.prune_leftovers`;
+    a batch does it once, for its own folder, not again for each task's)."""
     path = Path(path).absolute()
     try:
-        done = _prepare(path)
+        done = _prepare(path, prune)
         if reserve:
             reserve_space(done)
         return done
@@ -189,7 +191,7 @@ def _no_link_below_cwd(path: Path) -> None:
             )
 
 
-def _prepare(path: Path) -> Path:
+def _prepare(path: Path, prune: bool = True) -> Path:
     _no_link_below_cwd(path)
     if path.exists() and not path.is_dir():
         raise InvalidInput(f"outputs.dir / --out {path} exists and is not a folder")
@@ -232,7 +234,8 @@ def _prepare(path: Path) -> Path:
     (path / MARKER).write_text("agentci output folder; moved to .prev by the next run\n")
     (path / ".gitignore").write_text(_GITIGNORE)
 
-    prune_leftovers()
+    if prune:
+        prune_leftovers()
     return path.resolve()
 
 
