@@ -39,8 +39,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentci.change.privgit import objects_dir
 from agentci.change.snapshot import find_repo_dirs
 from agentci.gitenv import git_argv, git_env, run_git
+from agentci.tempdirs import worktrees_locked
 
 HASH_TRAILER = "Agentci-Patch-Hash"
 TASK_TRAILER = "Agentci-Task"
@@ -194,9 +196,15 @@ class Repo:
     def not_checked_out(self, branch: str) -> None:
         """BranchError when ``branch`` is checked out in any worktree of the repository:
         moving it would move that worktree's HEAD under its index and files (``git branch -f``
-        refuses it for the same reason)."""
+        refuses it for the same reason). The list is read under the repository's worktree lock
+        (:func:`~agentci.tempdirs.worktrees_locked`)."""
         ref = f"refs/heads/{branch}"
-        for line in self.git("worktree", "list", "--porcelain").splitlines():
+        # under the repository's worktree lock: git reads every worktree's entry, and fails
+        # ("failed to read .git/worktrees/NAME/commondir") when a batch's other task or another
+        # agentci run unregisters its worktree meanwhile
+        with worktrees_locked(objects_dir(self.git_dir).parent):
+            listed = self.git("worktree", "list", "--porcelain")
+        for line in listed.splitlines():
             if line == f"branch {ref}":
                 raise BranchError(
                     f"branch {branch} is checked out in a worktree of the repository: it is "
