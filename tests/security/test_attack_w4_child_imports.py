@@ -69,14 +69,13 @@ def test_output_child_does_not_import_the_agents_module_from_editable_src(
     tmp_path: Path, command: str, env: dict[str, str], module: str
 ) -> None:
     loot = tmp_path / "escape" / "loot"
+    script = [tool("write_file", file_path=f"src/{module}", content=PAYLOAD.format(loot=str(loot)))]
+    if command == "batch":  # a batch writes a task's outputs in a new interpreter once they
+        # are large; a run does whenever another thread is alive (the exporter's, OTEL)
+        script.append(tool("write_file", file_path="data.txt", content="x = 1\n" * 200_000))
     case = make_attack(
         tmp_path,
-        [
-            tool("write_file", file_path=f"src/{module}", content=PAYLOAD.format(loot=str(loot))),
-            # a batch writes a task's outputs in a new interpreter once they are large
-            tool("write_file", file_path="data.txt", content="x = 1\n" * 200_000),
-            {"text": "done"},
-        ],
+        [*script, {"text": "done"}],
         files={"src/project/__init__.py": "", "README.md": "# p\n"},
     )
     python = _env_with_editable_project(tmp_path, case.repo / "src")
