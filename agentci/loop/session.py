@@ -95,6 +95,8 @@ class Session:
         """Send ``prompt`` (after the project ``context`` block, if any) and loop until the
         model answers without calling a tool, or hands in its structured answer."""
         state = self.state
+        # a follow-up naming a file that is not UTF-8 (a guard's reverted files): U+FFFD
+        prompt, context = replaced(prompt), replaced(context)
         first = [TextPart(context)] if context else []
         start = await self.hooks.session_start(prompt=prompt, model=self.chat.model)
         for event in reported(start):

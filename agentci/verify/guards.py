@@ -64,15 +64,22 @@ def configured(guards: Guards) -> bool:
     )
 
 
+def _matchable(name: str) -> str:
+    """``name`` as the patterns are matched against: a byte that is not UTF-8 (a lone
+    surrogate in Python's name) as U+FFFD, which a wildcard matches as it would the byte (the
+    matcher takes only valid UTF-8)."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def path_violations(guards: Guards, changed: list[str]) -> dict[str, list[str]]:
     """The changed files each path guard refuses (only guards that are set)."""
     out: dict[str, list[str]] = {}
     if guards.allowed_paths is not None:
         spec = anchored(guards.allowed_paths)
-        out["allowed_paths"] = [p for p in changed if not spec.match_file(p)]
+        out["allowed_paths"] = [p for p in changed if not spec.match_file(_matchable(p))]
     if guards.forbid_test_edits is not None:
         spec = anchored(guards.forbid_test_edits)
-        out["forbid_test_edits"] = [p for p in changed if spec.match_file(p)]
+        out["forbid_test_edits"] = [p for p in changed if spec.match_file(_matchable(p))]
     return out
 
 
