@@ -15,7 +15,8 @@ the ignored files, so that:
   of its working copy), so edits inside it are in the change; so are the files of a git
   repository the user already had inside the workspace (a nested clone, not a submodule);
 * a git repository the agent creates inside the workspace is reported, not stored as a gitlink;
-* a file git cannot read is reported, not silently skipped.
+* a file git cannot read is reported, not silently skipped; so is a tracked file replaced by a
+  named pipe, socket or device (git cannot store one: the snapshot keeps the file as it was).
 
 What a verify command writes is subtracted (:func:`record_verify`): the paths it changed go back
 to their pre-verify content in later snapshots, unless the agent changed them again since.
@@ -267,12 +268,20 @@ def take(b: Baseline) -> Snapshot:
                     repos=sorted(walk.nested))  # fmt: skip
 
 
+#: ``git add``'s error for a path that is a named pipe, socket or device (``error: PATH: …``).
+_NOT_A_FILE = ": can only add regular files, symbolic links or git-directories"
+
+
 def _add_problems(stderr: bytes) -> tuple[list[str], list[str]]:
-    """(unreadable files, nested repositories without a commit) from ``git add`` errors."""
+    """(unreadable files, nested repositories without a commit) from ``git add`` errors; a
+    tracked file replaced by a named pipe, socket or device is an unreadable file (git cannot
+    store what is there: the snapshot keeps the file as it was)."""
     unreadable, nested = [], []
     for line in stderr.decode("utf-8", "surrogateescape").splitlines():
         if line.startswith("error: open(") and '"' in line:
             unreadable.append(line.split('"', 2)[1])
+        elif line.startswith("error: ") and line.endswith(_NOT_A_FILE):
+            unreadable.append(line[len("error: ") : -len(_NOT_A_FILE)])
         elif line.startswith("error: unable to index file "):
             name = line[len("error: unable to index file ") :].strip("'")
             if name not in unreadable:

@@ -12,8 +12,8 @@ The private git dir's ``HEAD`` is a commit of the index's tree (:func:`set_head`
 status's index-vs-HEAD half is empty and cheap. A nested repository shows as an untracked
 folder (``? lib/``): it is never added (the baseline adopts the user's own clones, see
 :mod:`~agentci.change.submodules`). Anything ``update-index`` refuses (an unreadable file, a
-path beyond a link) makes the caller fall back to ``git add -A --ignore-errors``, which reports
-each such file by name.
+path beyond a link, a named pipe or socket where a tracked file was) makes the caller fall back
+to ``git add -A --ignore-errors``, which reports each such file by name.
 """
 
 from __future__ import annotations
