@@ -47,8 +47,7 @@ def restore_verify_writes(b: Baseline, before: Snapshot, after: Snapshot) -> lis
             if status == "A":
                 workspace_io.unlink(b.workspace, rel, prune=True)
             else:
-                b.git.run(["restore", f"--source={before.raw}", "--worktree", "--", path],
-                          literal=True)  # fmt: skip
+                b.git.restore(before.raw, path)
         except (workspace_io.UnsafePath, GitFailed, OSError):
             continue
         done.append(rel)

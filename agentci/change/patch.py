@@ -40,6 +40,7 @@ from agentci.change.snapshot import (
     take,
 )
 from agentci.gitenv import run_git
+from agentci.workspace_io import writes
 
 if TYPE_CHECKING:
     import git
@@ -112,13 +113,25 @@ class ChangeTracker:
     commands, verify runs); when it is the same as at the last snapshot, :meth:`change` reuses
     that snapshot instead of walking the work tree again. The task gives one only when every
     process it started ran in the sandbox (nothing outlives a sandboxed command).
+
+    What agentci itself writes to the workspace (a guard's revert or put-back of a tracked or
+    ignored file, verify's put-back, ``--resume``'s earlier patch) is counted in one place,
+    :mod:`agentci.workspace_io.writes`: when the count moved since the last snapshot,
+    :meth:`change` takes a new one and :meth:`handover` hands nothing over, whichever caller
+    wrote.
     """
 
-    def __init__(self, baseline: Baseline, activity: Callable[[], object] | None = None) -> None:
+    def __init__(
+        self,
+        baseline: Baseline,
+        activity: Callable[[], object] | None = None,
+        written: int | None = None,
+    ) -> None:
         self.baseline = baseline
         self._snap: Snapshot | None = None
         self._change: Change | None = None
         self._activity = activity
+        self._writes = writes.count() if written is None else written  # at the last snapshot
         first = baseline.snapshot()  # the baseline, as a snapshot taken then would be
         self._last: tuple[Snapshot, Change] = (first, change_of(baseline, first))
         self._mark: object = activity() if activity is not None else None
@@ -138,15 +151,19 @@ class ChangeTracker:
         snapshot is the baseline when it fits (:func:`~agentci.change.snapshot.carry_over`)."""
         baseline = None
         if previous is not None:
-            baseline = carry_over(previous.baseline, previous.snapshot, workspace, exclude)
+            if previous.written == writes.count():  # agentci wrote nothing since it was taken
+                baseline = carry_over(previous.baseline, previous.snapshot, workspace, exclude)
             if baseline is None:
                 previous.baseline.cleanup()
+        written = writes.count()  # before the walk: a write during it makes the baseline stale
         if baseline is None:
             baseline = await asyncio.to_thread(
                 capture_baseline, workspace, exclude=exclude, deadline=deadline
             )
+        else:
+            written = previous.written if previous is not None else written
         baseline.deadline = deadline
-        return cls(baseline, activity)
+        return cls(baseline, activity, written)
 
     def agent_started(self) -> None:
         """The workspace may change from now on: the next :meth:`change` takes a snapshot
@@ -154,22 +171,23 @@ class ChangeTracker:
         self._change = None
 
     def workspace_changed(self) -> None:
-        """agentci itself changed the workspace (a guard reverted files, an earlier patch
-        was put back): the next :meth:`change` takes a snapshot."""
+        """The workspace changed in a way :mod:`~agentci.workspace_io.writes` does not count:
+        the next :meth:`change` takes a snapshot."""
         self._change = None
         self._mark = None
 
     async def change(self) -> Change:
         """The change as of the last snapshot, taking one first when the workspace may have
-        changed since."""
-        if self._change is None:
+        changed since (the agent ran, or agentci wrote to it: :mod:`~agentci.workspace_io.writes`)."""
+        if self._change is None or self._writes != writes.count():
             if self._quiet():
                 self._snap, self._change = self._last
             else:
                 mark = self._activity() if self._activity is not None else None
+                written = writes.count()
                 snap, change = await asyncio.to_thread(self._take)
                 self._snap, self._change = snap, change
-                self._last, self._mark = (snap, change), mark
+                self._last, self._mark, self._writes = (snap, change), mark, written
         assert self._change is not None
         return self._change
 
@@ -177,7 +195,7 @@ class ChangeTracker:
         """True when nothing that could write the workspace ran since the last snapshot."""
         return (
             self._activity is not None and self._mark is not None
-            and self._activity() == self._mark
+            and self._activity() == self._mark and self._writes == writes.count()
         )  # fmt: skip
 
     def _take(self) -> tuple[Snapshot, Change]:
@@ -201,6 +219,13 @@ class ChangeTracker:
         record_verify(self.baseline, before, after, restored)
         return restored
 
+    def settle(self) -> None:
+        """A verify attempt is over and what agentci wrote during it (its report, the files it
+        set aside and put back, verify's writes put back) left the workspace as the last
+        snapshot holds it, verify's own writes subtracted: :meth:`change` keeps that change.
+        Not calling it costs a snapshot, never a stale change."""
+        self._writes = writes.count()
+
     async def patch(self) -> Patch:
         """The patch of the current change (in a thread)."""
         change = await self.change()
@@ -212,7 +237,7 @@ class ChangeTracker:
         private git dir then belongs to the handover: no :meth:`cleanup`."""
         if self._snap is None or self._change is None or not self._quiet():
             return None
-        return Handover(self.baseline, self._snap)
+        return Handover(self.baseline, self._snap, self._writes)
 
     def cleanup(self) -> None:
         """Delete the private git dir."""
@@ -226,6 +251,7 @@ class Handover:
 
     baseline: Baseline
     snapshot: Snapshot
+    written: int  # agentci's write count when the snapshot was taken (workspace_io.writes)
 
 
 def worktree_base(original: Path) -> tuple[str, str]:

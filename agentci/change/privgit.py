@@ -22,6 +22,7 @@ from pathlib import Path
 
 from agentci.errors import InvalidInput
 from agentci.gitenv import git_argv, git_env, run_git
+from agentci.workspace_io import writes
 
 # Store bytes as they are (no filter, no EOL conversion) and let git decide text vs binary
 # from the content: ``!diff`` undoes a ``-diff``/``binary`` the agent may write, which would
@@ -144,6 +145,12 @@ class PrivateGit:
     def out(self, args: list[str], **kw: object) -> bytes:
         """stdout of :meth:`run`."""
         return self.run(args, **kw)[0]  # type: ignore[arg-type]
+
+    def restore(self, source: str, path: str) -> None:
+        """Write ``path`` (a repository path, literal) in the work tree as it is in the tree
+        ``source``; counted as agentci's own write (:mod:`agentci.workspace_io.writes`)."""
+        writes.note()
+        self.run(["restore", f"--source={source}", "--worktree", "--", path], literal=True)
 
     def write_tree(self, index: Path | None = None) -> str:
         """The tree id of an index."""

@@ -38,7 +38,7 @@ class GuardReverts:
         self._note(results)
         if not any(r.reverted for r in results):
             return results
-        tracker.workspace_changed()
+        # the revert wrote the workspace: the tracker takes a new snapshot (workspace_io.writes)
         after = check_guards(self.guards, await tracker.change())
         sizes = {r.name: r for r in after if r.name not in PATH_GUARDS}
         return [sizes.get(r.name, r) for r in results]

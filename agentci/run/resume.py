@@ -40,7 +40,7 @@ from agentci.reports.folders import task_dir_name
 from agentci.reports.redact import MASK
 from agentci.spec import TaskSpec
 from agentci.usage import Usage
-from agentci.workspace_io import UnsafePath, read_bytes
+from agentci.workspace_io import UnsafePath, read_bytes, writes
 
 MAX_RESULT_BYTES = 16 * 1024 * 1024
 MAX_HISTORY_BYTES = 256 * 1024 * 1024
@@ -298,6 +298,7 @@ def apply_patch(workspace: Path, patch: str, scratch: Path) -> str:
     run_git(["init", "-q", "--bare", str(repo)], cwd=scratch)
     diff = scratch / "earlier.patch"
     diff.write_text(patch, encoding="utf-8", errors="surrogateescape")
+    writes.note()  # agentci writes the workspace: no snapshot from before is what is on disk
     out = run_git(["apply", "--whitespace=nowarn", str(diff)], cwd=workspace, repo=repo,
                   timeout=300)  # fmt: skip
     if out.returncode != 0:

@@ -66,6 +66,7 @@ async def verify_attempt(
             emit(ev.Error(kind="files_set_aside", message="could not put back "
                           f"{len(stuck)} file(s), left in {aside.store}: "
                           f"{', '.join(stuck)}"))  # fmt: skip
+        tracker.settle()  # the change stays the one taken before verify
     full = runs.full_run if runs.full_run is not full_before else None
     hidden: list[str] = []
     decided = runs.last_run

@@ -118,8 +118,7 @@ def revert_paths(baseline: Baseline, paths: list[str]) -> list[str]:
             existed = False
         if existed:
             # the files only: the private index keeps a submodule's or nested clone's gitlink
-            git.run(["restore", f"--source={baseline.tree}", "--worktree", "--", full],
-                    literal=True)  # fmt: skip
+            git.restore(baseline.tree, full)
         else:  # a new file: deleted beneath the workspace, never through a link on the way
             try:
                 workspace_io.unlink(baseline.workspace, rel, prune=True)

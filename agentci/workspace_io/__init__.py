@@ -24,7 +24,8 @@ to the model, and a host-side reader skips the file with its message.
 
 The parts: :mod:`~agentci.workspace_io.beneath` (opening beneath a root without links),
 :mod:`~agentci.workspace_io.reading` (bounded reads of regular files, what a path is) and
-:mod:`~agentci.workspace_io.changing` (atomic writes, deletes and moves).
+:mod:`~agentci.workspace_io.changing` (atomic writes, deletes and moves; each one counted by
+:mod:`~agentci.workspace_io.writes`, so a snapshot taken before it is known to be stale).
 """
 
 from agentci.workspace_io.beneath import Root, UnsafePath, open_beneath
