@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from agentci import workspace_io
 from agentci.change.patch import ChangeTracker, Handover
 from agentci.change.snapshot import take
 from agentci.testing.repo import commit_repo
@@ -63,6 +64,25 @@ def test_a_snapshot_is_taken_again_once_anything_could_have_written(tmp_path: Pa
     (ws / "a.py").write_text("A = 1\n")
     assert asyncio.run(tracker.change()).files == []
     tracker.cleanup()
+
+
+def test_a_write_of_agentcis_own_is_seen_without_being_announced(tmp_path: Path) -> None:
+    """agentci writes the workspace through workspace_io (a guard putting back an ignored
+    file): the tracker's next change is a new snapshot, and its old one is not handed over."""
+    ws = commit_repo(tmp_path / "r", {"a.py": "A = 1\n", ".gitignore": ".env\n"})
+    tracker = _start(ws, Counter())
+    assert _files(tracker) == []
+    workspace_io.write_bytes(ws, "a.py", b"A = 3\n")
+    workspace_io.write_bytes(ws, ".env", b"TOKEN=1\n")
+    assert tracker.handover() is None
+    change = asyncio.run(tracker.change())
+    assert (change.files, change.ignored_written) == (["a.py"], [".env"])
+    handover = tracker.handover()  # the snapshot taken after the writes: handed over
+    assert handover is not None
+    second = _start(ws, Counter(), handover)
+    assert second.baseline.git_dir == tracker.baseline.git_dir
+    assert list(second.baseline.ignored_ref) == [".env"]
+    second.cleanup()
 
 
 def test_no_handover_while_a_write_may_have_happened_since_the_last_snapshot(
