@@ -76,6 +76,7 @@ async def verify_attempt(
         again = await runs.again(
             f"attempt{attempt}-with-hidden", None if decided is full else runs.select
         )
+        tracker.settle()  # its writes are put back or subtracted as well
         hidden = agents if again.passed else []
     restored = runs.restored
     await asyncio.to_thread(
