@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agentci.context.loop_judge import Verdict, parse_verdict
-from agentci.context.memory import named_paths
+from agentci.context.named_folders import named_paths
 from agentci.policy.gitconfig import sanitise
 from agentci.verify.locations import Location, find_locations
 from agentci.verify.run import VerifyRun

@@ -17,27 +17,18 @@ is capped at ``max_bytes`` with a note where a file was cut.
 from __future__ import annotations
 
 import os
-import re
 import secrets
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from agentci import workspace_io
-from agentci.errors import ToolFailure
+from agentci.context.named_folders import context_folders
 from agentci.events.lifecycle_events import ContextFileInfo
 from agentci.policy.gitconfig import mask_for_model
-from agentci.policy.paths import resolve
 from agentci.recipe.schema import ContextFiles
 
-#: Paths of the prompt that are followed down to their folders (the rest are ignored).
-MAX_NAMED_PATHS = 32
 #: Files loaded at most (the hierarchy of many named paths stays bounded).
 MAX_FILES = 32
-
-# A word of path characters; it names a path when it holds a / or a . (`src/app.py`, src/app/,
-# ./docs/x.md; quotes and backticks stripped). One character class, so a search is linear in
-# the prompt: a pattern that must find a [/.] inside the word is quadratic on a long word.
-_WORD = re.compile(r"[\w./@+-]+")
 
 
 @dataclass
@@ -86,37 +77,10 @@ class ProjectContext:
         return "\n".join(lines)
 
 
-def named_paths(prompt: str) -> list[str]:
-    """Path-like words of ``prompt``, in order, without duplicates (at most MAX_NAMED_PATHS)."""
-    seen: list[str] = []
-    for word in _WORD.findall(prompt):
-        if "/" not in word and "." not in word:
-            continue
-        word = word.rstrip(".").removeprefix("./")
-        if word.strip("./") and word not in seen:
-            seen.append(word)
-        if len(seen) >= MAX_NAMED_PATHS:
-            break
-    return seen
-
-
 def candidates(workspace: Path, config: ContextFiles, prompt: str) -> list[str]:
     """Workspace-relative paths to try, in order: the root's, each named path's folders
     from the root down, then ``include``."""
-    folders: list[str] = [""]
-    for word in named_paths(prompt):
-        try:
-            target = resolve(workspace, word)
-        except ToolFailure:
-            continue
-        if not target.real.exists() or target.rel == ".":
-            continue
-        rel = PurePosixPath(target.rel)
-        parts = rel.parts if target.real.is_dir() else rel.parts[:-1]
-        for depth in range(1, len(parts) + 1):
-            folder = "/".join(parts[:depth])
-            if folder not in folders:
-                folders.append(folder)
+    folders = context_folders(workspace, prompt)
     paths = [f"{d}/{name}" if d else name for d in folders for name in config.files]
     return [*paths, *(p for p in config.include if p not in paths)]
 

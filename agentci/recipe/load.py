@@ -13,6 +13,7 @@ from agentci.errors import RecipeError, RecipeErrors
 from agentci.recipe.messages import message
 from agentci.recipe.prompt_recipe import BUILTIN_FILE, BUILTIN_RECIPE, RecipeFields, apply_fields
 from agentci.recipe.schema import Recipe
+from agentci.recipe.text_check import text_problem
 
 MAX_DEPTH = 64  # nesting levels a recipe may use (a real one needs fewer than ten)
 #: Values (keys, scalars, lists, mappings) a recipe may hold once its YAML aliases (``*name``)
@@ -234,17 +235,6 @@ def _check_text(
             if problem:
                 key = ".".join(str(p) for p in where)
                 raise RecipeError(problem, file=file, line=_line_of(data, where), key=key)
-
-
-def text_problem(text: str) -> str | None:
-    """Why ``text`` cannot be a command, path or prompt (a NUL, a lone surrogate), or None."""
-    if "\0" in text:
-        return "contains a NUL character (\\0), which no command, path or prompt can carry"
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return "is not valid Unicode (a lone surrogate such as \\ud800)"
-    return None
 
 
 def _is_union_tag(part: int | str) -> bool:

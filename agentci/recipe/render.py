@@ -24,8 +24,8 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from agentci.errors import InvalidInput
 from agentci.recipe.hints import undefined_hint
-from agentci.recipe.load import text_problem
 from agentci.recipe.schema import Parameter, Recipe
+from agentci.recipe.text_check import text_problem
 
 
 class _NoFiles(BaseLoader):
