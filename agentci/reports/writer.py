@@ -22,6 +22,7 @@ large patch is redacted.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import functools
 import json
 import logging
@@ -123,7 +124,7 @@ def _safely(
         _warn(f"agentci: could not write {what} ({type(exc).__name__}); writing a minimal file")
         text = fallback
     try:
-        write_text_atomic(path, text, keep_bytes=keep_bytes)
+        _write_or_replace(path, text, keep_bytes)
     except OSError as exc:  # a full disk, a lost mount: the message says it all
         _warn(f"agentci: could not write {path}: {exc}")
         return f"{path}: {exc}"
@@ -132,6 +133,20 @@ def _safely(
         _warn(f"agentci: could not write {path}: {exc}")
         return f"{path}: {exc}"
     return None
+
+
+def _write_or_replace(path: Path, text: str, keep_bytes: bool) -> None:
+    """Write ``text`` to ``path`` atomically. On a full disk an older file at ``path`` (the
+    first pass's, when the outputs are rewritten to say ``internal_error``) is removed and the
+    write tried once more: a file that cannot be replaced must not stay behind saying what the
+    run no longer says (a result.json of ``success`` from a run that ends 70)."""
+    try:
+        write_text_atomic(path, text, keep_bytes=keep_bytes)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT) or not os.path.lexists(path):
+            raise
+        path.unlink()
+        write_text_atomic(path, text, keep_bytes=keep_bytes)
 
 
 def _warn(line: str) -> None:
