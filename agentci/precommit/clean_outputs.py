@@ -10,6 +10,7 @@ summary.md — the same bytes but for the times and the run id
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sys
@@ -25,6 +26,7 @@ from agentci.errors import InvalidInput
 from agentci.reports.atomic import write_bytes_atomic
 from agentci.reports.outdir import prepare_out_dir, refuse_inside_workspace
 from agentci.reports.redact import Redactor, neutralise_workflow_commands
+from agentci.run import early
 
 #: The variables the run masks whatever their names (the Gemini provider's key variables).
 KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
@@ -47,8 +49,8 @@ class CleanRun:
     recipe: dict[str, Any]
     recipe_bytes: bytes
     files: list[str]
-    quoted: str  # ``{{ files }}`` as the run renders it
     command: str
+    prompt: str  # as the run renders it (:func:`render_prompt`)
     output: str
     workspace: Path
     duration_ms: int  # the verify run's
@@ -67,7 +69,10 @@ def utc_now() -> str:
 
 def write_clean_run(found: CleanRun, out_dir: Path, *, quiet: bool) -> int | None:
     """Write the outputs of the clean run in ``out_dir`` and print its lines; 0, or None when
-    the run must say why the output folder cannot be used."""
+    the run must decide: the output folder cannot be used (the run says why), an output could
+    not be written (a full disk: the run ends ``internal_error``, exit 70), or a signal came
+    while they were written (the run starts cancelled). Before None, what was written here is
+    removed again."""
     try:
         refuse_inside_workspace(out_dir, found.workspace)
         out = prepare_out_dir(out_dir)  # no space kept: the outputs follow at once
@@ -76,7 +81,7 @@ def write_clean_run(found: CleanRun, out_dir: Path, *, quiet: bool) -> int | Non
     redactor = Redactor.from_environ(KEY_VARS)
     name = found.recipe.get("name", "fix-lint")
     model = found.recipe["model"]["name"]
-    prompt = _prompt(found)
+    prompt = found.prompt
     run_id = uuid.uuid4().hex[:12]
     task_ms = int((time.monotonic() - found.started) * 1000)
     events = [
@@ -104,15 +109,16 @@ def write_clean_run(found: CleanRun, out_dir: Path, *, quiet: bool) -> int | Non
               utc_now())
     )  # fmt: skip
     result = _result(found, name, model, run_id, reason, task_ms, run_ms)
-    for file, text in (
-        ("patch.diff", ""),
-        ("history.jsonl", ""),
-        ("junit.xml", _junit(name, run_id, task_ms)),
-        ("result.json", jsontext.dumps(redactor.redact_json(result), indent=2) + "\n"),
-        ("summary.md", _summary(name, reason, run_ms)),
-        ("events.jsonl", "".join(lines)),
-    ):
-        write_bytes_atomic(out / file, text.encode("utf-8", "surrogateescape"))
+    outputs = {
+        "patch.diff": "",
+        "history.jsonl": "",
+        "junit.xml": _junit(name, run_id, task_ms),
+        "events.jsonl": "".join(lines),
+        "summary.md": _summary(name, reason, run_ms),
+        "result.json": jsontext.dumps(redactor.redact_json(result), indent=2) + "\n",
+    }  # result.json last: no folder holds a success result without the rest
+    if not _write_all(out, outputs):
+        return None
     if not quiet:
         for text in (
             f"agentci {__version__}: {name} ({LABEL})",
@@ -126,16 +132,35 @@ def write_clean_run(found: CleanRun, out_dir: Path, *, quiet: bool) -> int | Non
     return 0
 
 
-def _prompt(found: CleanRun) -> str:
-    """The recipe's prompt as the run renders it (its three placeholders)."""
-    text = found.recipe["prompt"]
+def render_prompt(template: str, command: str, output: str, quoted: str) -> str:
+    """The recipe's prompt as the run renders it (its three placeholders; ``quoted`` is
+    ``{{ files }}``, the files shell-quoted)."""
     for key, value in (
-        ("{{ verify.command }}", found.command),
-        ("{{ verify.output }}", found.output),
-        ("{{ files }}", found.quoted),
+        ("{{ verify.command }}", command),
+        ("{{ verify.output }}", output),
+        ("{{ files }}", quoted),
     ):
-        text = text.replace(key, value)
-    return text
+        template = template.replace(key, value)
+    return template
+
+
+def _write_all(out: Path, outputs: dict[str, str]) -> bool:
+    """Write ``outputs`` (file name → text) in ``out``; False when one cannot be written or a
+    signal came meanwhile (agentci.run.early): then ``out`` is left empty again, as the run
+    expects to find it (everything in it is this path's: prepare_out_dir moved the previous
+    outputs to ``<dir>.prev``, where the run leaves them)."""
+    try:
+        for file, text in outputs.items():
+            write_bytes_atomic(out / file, text.encode("utf-8", "surrogateescape"))
+        if early.pending() is None:
+            return True
+    except OSError:
+        pass
+    with contextlib.suppress(OSError):
+        for path in list(out.iterdir()):
+            with contextlib.suppress(OSError):
+                path.unlink()
+    return False
 
 
 def _line(

@@ -13,11 +13,15 @@ Anything this path does not reproduce exactly makes it step aside (None) before 
 touched, and the whole run follows, which runs the linter again: another recipe than the
 built-in one, ``-p`` or ``--files-param`` or ``-v``, a terminal (the live console), GitHub
 Actions, ``GITHUB_STEP_SUMMARY``, OpenTelemetry, both API key variables set (the run's note),
-a folder without ``.git``, project context files (AGENTS.md, GEMINI.md, CLAUDE.md) where the
-run would load them, credentials in the repository's git config (the run's warning), no working
-bubblewrap, a linter that does not pass or
+a folder without ``.git``, a rendered command or prompt the run refuses (the run's own
+:func:`~agentci.recipe.text_check.text_problem`: a staged name that is not UTF-8), project
+context files (AGENTS.md, GEMINI.md, CLAUDE.md) where the run would load them (the run's own
+:func:`~agentci.context.named_folders.context_folders`), credentials in the repository's git
+config (the run's warning), no working bubblewrap, a linter that does not pass or
 prints more than ``All checks passed!``, a time-out, a signal (the run then starts cancelled and
-writes a cancelled run's outputs), an output folder the run would refuse.
+writes a cancelled run's outputs), an output folder the run would refuse. A signal that comes
+while the outputs are written, or an output that cannot be written (a full disk), makes it
+step aside too, after emptying the output folder again (:func:`write_clean_run`).
 ``AGENTCI_PRECOMMIT_QUICK=0`` turns the path off.
 """
 
@@ -36,6 +40,7 @@ from typing import Any
 import yaml
 
 from agentci.change.privgit import head_commit
+from agentci.context.named_folders import context_folders
 from agentci.errors import InvalidInput
 from agentci.hostprog import add_workspace
 from agentci.policy.env import child_env, hide_initial_environ, make_undumpable
@@ -45,9 +50,16 @@ from agentci.policy.pyc_cache import remove_view
 from agentci.policy.pyc_fill import fill_from_view, pyc_view
 from agentci.policy.runtime import choose_program, forget_workspace_imports
 from agentci.policy.sandbox import make_sandbox
-from agentci.precommit.clean_outputs import KEY_VARS, CleanRun, utc_now, write_clean_run
+from agentci.precommit.clean_outputs import (
+    KEY_VARS,
+    CleanRun,
+    render_prompt,
+    utc_now,
+    write_clean_run,
+)
 from agentci.precommit.names import as_argument, normalise
 from agentci.process import run_process
+from agentci.recipe.text_check import text_problem
 from agentci.reports.outdir import lock_workspace
 from agentci.run import early
 from agentci.tempdirs import make_temp_dir
@@ -80,7 +92,8 @@ def clean_exit(
     timeout: float | None,
 ) -> int | None:
     """0 when the files are clean (the outputs written, the lines printed); None when the
-    run must decide (see the module docstring). Nothing is written before the answer is 0."""
+    run must decide (see the module docstring). Nothing written stays behind unless the answer
+    is 0."""
     if not _may_try(recipe, files_param, params, verbose, quiet):
         return None
     names = normalise(files)
@@ -123,7 +136,7 @@ def _run_linter(files: list[str], timeout: float | None) -> CleanRun | None:
     make_undumpable()  # as the run, before any child: /proc/<agentci>/environ stays closed
     hide_initial_environ()
     ws = Path(os.path.realpath(os.getcwd()))
-    if not os.path.lexists(ws / ".git") or _context_files(ws, files):
+    if not os.path.lexists(ws / ".git"):
         return None
     path = recipe_file()
     data = path.read_bytes()
@@ -132,6 +145,11 @@ def _run_linter(files: list[str], timeout: float | None) -> CleanRun | None:
     quoted = shlex.join(as_argument(f) for f in files)
     command = verify["command"].replace("{{ files }}", quoted)
     if "{{" in command or "{%" in command:
+        return None
+    prompt = render_prompt(recipe["prompt"], command, PASSED, quoted)
+    if text_problem(command) or text_problem(prompt):
+        return None  # the run refuses it (template error): a name that is not UTF-8
+    if _context_files(ws, prompt):
         return None
     add_workspace(ws)  # before any program is looked up: none comes from the workspace
     try:
@@ -178,8 +196,8 @@ def _run_linter(files: list[str], timeout: float | None) -> CleanRun | None:
         recipe=recipe,
         recipe_bytes=data,
         files=files,
-        quoted=quoted,
         command=command,
+        prompt=prompt,
         output=result.output.strip(),
         workspace=ws,
         duration_ms=result.duration_ms,
@@ -225,11 +243,9 @@ def _cancel(sig: signal.Signals, job: asyncio.Future[Any]) -> None:
     job.cancel()
 
 
-def _context_files(ws: Path, files: list[str]) -> bool:
-    """Whether a project context file lies where the run would look: the root, each folder on
-    the way to a staged file, and a folder named ``summary`` (a word of the prompt)."""
-    folders = {ws, ws / "summary"}
-    for f in files:
-        p = ws / f
-        folders.update(a for a in (p, *p.parents) if a == ws or ws in a.parents)
-    return any(os.path.lexists(d / name) for d in folders for name in CONTEXT_FILES)
+def _context_files(ws: Path, prompt: str) -> bool:
+    """Whether a project context file lies where the run would look for one: the run's own
+    folders for ``prompt`` (:func:`~agentci.context.named_folders.context_folders`: the root,
+    and every folder on the way to each path-like word of the prompt)."""
+    folders = context_folders(ws, prompt)
+    return any(os.path.lexists(ws / d / name) for d in folders for name in CONTEXT_FILES)
