@@ -64,6 +64,9 @@ class Baseline:
     raw: str = ""
     submodules: list[Submodule] = field(default_factory=list)
     ignored_ref: dict[str, Fingerprint] = field(default_factory=dict)
+    #: the ignored files at the baseline (after setup and the baseline verify): what verify's
+    #: later writes to ignored files never join, unlike ignored_ref
+    ignored_start: dict[str, Fingerprint] = field(default_factory=dict)
     overlay: dict[str, tuple[Entry, Entry]] = field(default_factory=dict)  # verify's writes
     rules_dir: Path | None = None
     unreadable_at_start: list[str] = field(default_factory=list)

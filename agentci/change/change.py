@@ -33,6 +33,8 @@ class Change:
     files: list[str] = field(default_factory=list)
     lines: int = 0  # added + deleted; a binary file counts 1
     ignored_written: list[str] = field(default_factory=list)
+    #: ignored files that were not there at the baseline, whoever wrote them (verify included)
+    ignored_new: list[str] = field(default_factory=list)
     nested_repos: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
     ignored_scan_truncated: bool = False
@@ -58,7 +60,10 @@ def change_of(b: Baseline, snap: Snapshot) -> Change:
     unknown = beyond_baseline_scan(b, snap.ignored)  # never the agent's: nobody knows
     written = sorted(r for p, fp in snap.ignored.items() if b.ignored_ref.get(p) != fp
                      and p not in unknown and (r := b.rel(p)) is not None)  # fmt: skip
-    change = Change(base=b.tree, tree=snap.tree, ignored_written=written, nested_repos=rel,
+    new = sorted(r for p in snap.ignored if p not in b.ignored_start and p not in unknown
+                 and (r := b.rel(p)) is not None)  # fmt: skip
+    change = Change(base=b.tree, tree=snap.tree, ignored_written=written, ignored_new=new,
+                    nested_repos=rel,
                     unreadable=unreadable,
                     ignored_scan_truncated=snap.scan_truncated or b.ignored_truncated)  # fmt: skip
     if snap.tree == b.tree:

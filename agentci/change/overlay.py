@@ -4,8 +4,11 @@
 (tracked, or untracked and not ignored) back as it was before that run: content, mode and
 existence, so the workspace the agent and the next verify run see is always the baseline plus
 the agent's own changes (a test module that rewrites the code under test as it is imported
-cannot leave its fix on disk, out of the patch, for the run that decides). Ignored files verify
-wrote (caches, reports) stay as they are.
+cannot leave its fix on disk, out of the patch, for the run that decides). A git repository
+the run made (a folder holding a ``.git``: one untracked entry to the snapshot, whose files it
+never stores) is deleted whole by :func:`drop_verify_repos`. Ignored files verify wrote (caches,
+reports) stay as they are; they are set aside while the next attempt's verify runs
+(:mod:`agentci.verify.set_aside`).
 
 :func:`record_verify` remembers what a verify run changed that could not be put back (and
 verify's ignored writes); :func:`apply_overlay` puts those paths back to their pre-verify
@@ -13,6 +16,9 @@ content in later snapshots, unless the agent changed them again.
 """
 
 from __future__ import annotations
+
+import secrets
+import shutil
 
 from agentci import workspace_io
 from agentci.change.baseline import Baseline, Entry, Snapshot
@@ -51,6 +57,29 @@ def restore_verify_writes(b: Baseline, before: Snapshot, after: Snapshot) -> lis
         except (workspace_io.UnsafePath, GitFailed, OSError):
             continue
         done.append(rel)
+    return sorted(done)
+
+
+def drop_verify_repos(b: Baseline, before: Snapshot, after: Snapshot) -> list[str]:
+    """Delete each git repository a verify run made (in ``after``'s repositories, in neither
+    ``before`` nor the baseline): moved whole into the workspace's excluded ``.agentci`` folder,
+    then deleted there. Returns the workspace-relative folders deleted (``lib/``), sorted."""
+    known = {*before.repos, *before.nested, *b.nested_at_start}
+    made = [p for p in after.repos if p not in known]
+    if not made or not b.exclude:
+        return []
+    bin_dir = f"{b.exclude[0].strip('/')}/verify-repos-{secrets.token_hex(4)}"
+    done: list[str] = []
+    for path in made:
+        rel = b.rel(path)
+        if rel is None:
+            continue
+        try:
+            workspace_io.move(b.workspace, rel, b.workspace, f"{bin_dir}/{len(done)}")
+        except (workspace_io.UnsafePath, OSError):
+            continue
+        done.append(f"{rel}/")
+    shutil.rmtree(b.workspace / bin_dir, ignore_errors=True)
     return sorted(done)
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentci.change.change import Change, Patch, change_of, patch_text
-from agentci.change.overlay import restore_verify_writes
+from agentci.change.overlay import drop_verify_repos, restore_verify_writes
 from agentci.change.privgit import split_z
 from agentci.change.snapshot import (
     DEFAULT_EXCLUDE,
@@ -215,9 +215,12 @@ class ChangeTracker:
 
     def _verify_done(self, before: Snapshot) -> list[str]:
         after = take(self.baseline)
+        dropped = drop_verify_repos(self.baseline, before, after)
+        if dropped:  # the repository's files were never in a snapshot: take one without them
+            after = take(self.baseline)
         restored = restore_verify_writes(self.baseline, before, after)
         record_verify(self.baseline, before, after, restored)
-        return restored
+        return sorted([*restored, *dropped])
 
     def settle(self) -> None:
         """A verify attempt is over and what agentci wrote during it (its report, the files it

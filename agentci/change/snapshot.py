@@ -106,6 +106,7 @@ def capture_baseline(
         if set(snap.repos) - known and adopt_nested(b, b.git):
             snap = take(b)  # the user's nested clones: snapshotted like submodules
         b.tree, b.raw, b.ignored_ref = snap.tree, snap.raw, dict(snap.ignored)
+        b.ignored_start = dict(snap.ignored)
         b.unreadable_at_start, b.ignored_truncated = snap.unreadable, snap.scan_truncated
         b.nested_at_start = snap.nested
     except BaseException:
@@ -135,7 +136,8 @@ def carry_over(
     b = Baseline(workspace=prev.workspace, work_tree=prev.work_tree, prefix=prev.prefix,
                  git_dir=prev.git_dir, tree=snap.tree, exclude=prev.exclude,
                  repo_root=prev.repo_root, raw=snap.raw, submodules=prev.submodules,
-                 ignored_ref=dict(snap.ignored), unreadable_at_start=list(snap.unreadable),
+                 ignored_ref=dict(snap.ignored), ignored_start=dict(snap.ignored),
+                 unreadable_at_start=list(snap.unreadable),
                  nested_at_start=list(snap.nested), ignored_truncated=snap.scan_truncated,
                  head=prev.head)  # fmt: skip
     b.watch = partial(refuse_blocking_files, b)

@@ -62,7 +62,8 @@ class WarningEvent(EventBase):
     conversation holds values agentci masked as ``***``; the model is told so),
     ``resume_restarted`` (``--resume``: a stopped task's conversation is not in the earlier
     outputs, so it runs from the start), ``verify_writes_restored`` (files the patch is made
-    of that a verify run changed were put back as they were before it ran)."""
+    of that a verify run changed were put back as they were before it ran, and repositories it
+    made, ``lib/``, deleted)."""
 
     type: Literal["warning"] = "warning"
     kind: WarningKind

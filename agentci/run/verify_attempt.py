@@ -1,8 +1,9 @@
 """One attempt's verify on the patch alone, then the ``weakened_tests`` checks.
 
 While the attempt's verify runs, the files the agent wrote that the ignore rules hide from the
-patch are set aside (:mod:`agentci.verify.set_aside`): the verdict is the one of the change
-without them. When such files existed and verify failed, the same run is made once more with
+patch, the repositories it made, and every other ignored file new since the baseline (what an
+earlier verify run wrote) are set aside (:mod:`agentci.verify.set_aside`): the verdict is the
+one of the change without them. When such files existed and verify failed, the same run is made once more with
 them in place: passing only with them is a weakening the ``weakened_tests`` guard reports
 (:class:`~agentci.verify.weakened_guard.WeakenedGuard`), which then checks the attempt against
 the baseline and this attempt's full-suite run (none when only the failing tests ran first).
@@ -53,7 +54,11 @@ async def verify_attempt(
     hidden files set aside, put them back, put back what verify wrote, and let ``weakened``
     judge the attempt."""
     baseline, change = tracker.baseline, await tracker.change()
-    aside = await asyncio.to_thread(SetAside.take, baseline, change.ignored_written)
+    at_start = {baseline.rel(p) for p in baseline.nested_at_start}
+    repos = [r for r in change.nested_repos if r not in at_start]  # the agent made them
+    aside = await asyncio.to_thread(
+        SetAside.take, baseline, change.ignored_written, change.ignored_new, repos
+    )
     if aside.moved or aside.left or aside.restored:
         _note_set_aside(aside, weakened, emit)
     full_before = runs.full_run
@@ -93,7 +98,8 @@ def _note_set_aside(aside: SetAside, weakened: WeakenedGuard, emit: Emit) -> Non
     weakened.note_set_aside([*aside.restored, *aside.moved], aside.left)
     message = (
         f"{len(aside.moved)} file(s) the agent made that the ignore rules hide from the "
-        f"patch were set aside while verify ran: {', '.join(aside.moved)}"
+        f"patch (or repositories: name/) were set aside while verify ran: "
+        f"{', '.join(aside.moved)}"
     )
     if aside.restored:
         message += (

@@ -23,6 +23,17 @@ baseline's copy written in its place while verify runs (:attr:`SetAside.restored
 run the copy goes and the agent's version comes back, so the workspace is as the agent left it.
 One that was not kept (too large) stays, named in :attr:`SetAside.left`.
 
+A git repository the agent made inside the workspace (a folder holding a ``.git``) is never in
+the patch either (a snapshot lists it as one entry and never stores its files): it is moved
+aside whole, like a hidden file, and named with them (:attr:`SetAside.moved`, ``lib/``).
+
+Every other ignored file that appeared since the baseline is set aside too, whoever wrote it:
+what an earlier verify run wrote (a test module that writes the fix into ``.pytest_cache/``
+for the code to import), and the caches above when they are new. Those are moved quietly
+(:attr:`SetAside.quiet`: not the agent's, never a finding); a cache the verify command makes
+again costs it one rebuild. Ignored files that were there at the baseline (the user's, what
+setup and the baseline verify made) stay, so do the files of a scan cut short.
+
 Bytecode is not a cache verify needs (verify writes none: ``PYTHONDONTWRITEBYTECODE``, and the
 agent's tools write theirs outside the workspace, ``PYTHONPYCACHEPREFIX``), while Python
 imports a lone ``.pyc``: so a new file under ``__pycache__/`` and a new ``*.pyc`` / ``*.pyo``
@@ -33,6 +44,7 @@ from __future__ import annotations
 
 import contextlib
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -89,14 +101,25 @@ class SetAside:
     moved: list[str] = field(default_factory=list)
     left: list[str] = field(default_factory=list)  # could not be moved: "path (why)"
     restored: list[str] = field(default_factory=list)  # the baseline's copy stands in for these
+    quiet: list[str] = field(default_factory=list)  # new since the baseline, not the agent's own
 
     @classmethod
-    def take(cls, b: Baseline, ignored_written: list[str]) -> SetAside:
-        """Move the agent's hidden files (see the module docstring) out of verify's sight."""
+    def take(
+        cls,
+        b: Baseline,
+        ignored_written: list[str],
+        ignored_new: Sequence[str] = (),
+        repos: Sequence[str] = (),
+    ) -> SetAside:
+        """Move the agent's hidden files and ``repos`` (the repositories it made), and the
+        other ignored files new since the baseline (``ignored_new``), out of verify's sight
+        (see the module docstring). Paths are workspace-relative."""
         aside = cls(b.workspace)
-        files = hidden_new_files(b, ignored_written)
+        inside = tuple(f"{r}/" for r in repos)  # a repository moves whole
+        files = [p for p in hidden_new_files(b, ignored_written) if not p.startswith(inside)]
         changed = changed_kept_files(b, ignored_written)
-        if not files and not changed:
+        others = [p for p in ignored_new if p not in files and not p.startswith(inside)]
+        if not files and not changed and not repos and not others:
             return aside
         aside.store = f"{STORE_DIR}/set-aside-{secrets.token_hex(4)}"
         for rel in changed:
@@ -121,6 +144,18 @@ class SetAside:
                     aside.left.append(f"{rel} ({err})")
                 continue
             aside.moved.append(rel)
+        for repo in repos:
+            try:
+                workspace_io.move(b.workspace, repo, b.workspace, f"{aside.store}/{repo}")
+            except workspace_io.UnsafePath as err:
+                if not err.missing:
+                    aside.left.append(f"{repo}/ ({err})")
+                continue
+            aside.moved.append(f"{repo}/")
+        for rel in others:
+            with contextlib.suppress(workspace_io.UnsafePath):  # gone, or cannot be: as before
+                workspace_io.move(b.workspace, rel, b.workspace, f"{aside.store}/{rel}")
+                aside.quiet.append(rel)
         return aside
 
     def put_back(self) -> list[str]:
@@ -135,7 +170,8 @@ class SetAside:
                                   keep=1)  # fmt: skip
             except workspace_io.UnsafePath:
                 stuck.append(rel)
-        for rel in self.moved:
+        for name in [*self.moved, *self.quiet]:
+            rel = name.rstrip("/")
             try:
                 workspace_io.move(self.workspace, f"{self.store}/{rel}", self.workspace, rel,
                                   keep=1)  # fmt: skip
