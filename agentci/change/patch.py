@@ -131,7 +131,8 @@ class ChangeTracker:
         self._snap: Snapshot | None = None
         self._change: Change | None = None
         self._activity = activity
-        self._writes = writes.count() if written is None else written  # at the last snapshot
+        # agentci's writes to the workspace as of the last snapshot (workspace_io.writes)
+        self._writes = writes.count(baseline.workspace) if written is None else written
         first = baseline.snapshot()  # the baseline, as a snapshot taken then would be
         self._last: tuple[Snapshot, Change] = (first, change_of(baseline, first))
         self._mark: object = activity() if activity is not None else None
@@ -151,11 +152,11 @@ class ChangeTracker:
         snapshot is the baseline when it fits (:func:`~agentci.change.snapshot.carry_over`)."""
         baseline = None
         if previous is not None:
-            if previous.written == writes.count():  # agentci wrote nothing since it was taken
+            if previous.written == writes.count(workspace):  # agentci wrote nothing since
                 baseline = carry_over(previous.baseline, previous.snapshot, workspace, exclude)
             if baseline is None:
                 previous.baseline.cleanup()
-        written = writes.count()  # before the walk: a write during it makes the baseline stale
+        written = writes.count(workspace)  # before the walk: a write during it counts
         if baseline is None:
             baseline = await asyncio.to_thread(
                 capture_baseline, workspace, exclude=exclude, deadline=deadline
@@ -179,23 +180,27 @@ class ChangeTracker:
     async def change(self) -> Change:
         """The change as of the last snapshot, taking one first when the workspace may have
         changed since (the agent ran, or agentci wrote to it: :mod:`~agentci.workspace_io.writes`)."""
-        if self._change is None or self._writes != writes.count():
+        if self._change is None or self._writes != self._written():
             if self._quiet():
                 self._snap, self._change = self._last
             else:
                 mark = self._activity() if self._activity is not None else None
-                written = writes.count()
+                written = self._written()
                 snap, change = await asyncio.to_thread(self._take)
                 self._snap, self._change = snap, change
                 self._last, self._mark, self._writes = (snap, change), mark, written
         assert self._change is not None
         return self._change
 
+    def _written(self) -> int:
+        """agentci's own writes to the workspace so far (:mod:`agentci.workspace_io.writes`)."""
+        return writes.count(self.baseline.workspace)
+
     def _quiet(self) -> bool:
         """True when nothing that could write the workspace ran since the last snapshot."""
         return (
             self._activity is not None and self._mark is not None
-            and self._activity() == self._mark and self._writes == writes.count()
+            and self._activity() == self._mark and self._writes == self._written()
         )  # fmt: skip
 
     def _take(self) -> tuple[Snapshot, Change]:
@@ -227,7 +232,7 @@ class ChangeTracker:
         set aside and put back, verify's writes put back) left the workspace as the last
         snapshot holds it, verify's own writes subtracted: :meth:`change` keeps that change.
         Not calling it costs a snapshot, never a stale change."""
-        self._writes = writes.count()
+        self._writes = self._written()
 
     async def patch(self) -> Patch:
         """The patch of the current change (in a thread)."""

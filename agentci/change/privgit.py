@@ -149,7 +149,7 @@ class PrivateGit:
     def restore(self, source: str, path: str) -> None:
         """Write ``path`` (a repository path, literal) in the work tree as it is in the tree
         ``source``; counted as agentci's own write (:mod:`agentci.workspace_io.writes`)."""
-        writes.note()
+        writes.note(self.work_tree)
         self.run(["restore", f"--source={source}", "--worktree", "--", path], literal=True)
 
     def write_tree(self, index: Path | None = None) -> str:

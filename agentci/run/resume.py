@@ -298,7 +298,7 @@ def apply_patch(workspace: Path, patch: str, scratch: Path) -> str:
     run_git(["init", "-q", "--bare", str(repo)], cwd=scratch)
     diff = scratch / "earlier.patch"
     diff.write_text(patch, encoding="utf-8", errors="surrogateescape")
-    writes.note()  # agentci writes the workspace: no snapshot from before is what is on disk
+    writes.note(workspace)  # agentci writes the workspace: older snapshots are stale
     out = run_git(["apply", "--whitespace=nowarn", str(diff)], cwd=workspace, repo=repo,
                   timeout=300)  # fmt: skip
     if out.returncode != 0:

@@ -25,7 +25,7 @@ def write_bytes(root: Root, rel: str, data: bytes, mode: int = 0o644) -> None:
     """Write ``data`` to ``rel`` below ``root`` atomically (a temporary file in the same folder,
     renamed over it): folders on the way are made, and none of them, nor the file, may be a link.
     A link at ``rel`` is replaced, never written through. Raises :class:`UnsafePath`."""
-    note()
+    note(root)
     parts = path_parts(rel)
     if not parts:
         raise UnsafePath("not a file path")
@@ -59,7 +59,7 @@ def write_bytes(root: Root, rel: str, data: bytes, mode: int = 0o644) -> None:
 def unlink(root: Root, rel: str, *, prune: bool = False) -> bool:
     """Delete the file (or link: the link itself) ``rel`` below ``root``; with ``prune`` the
     folders it leaves empty go too, up to the root. False when there was nothing to delete."""
-    note()
+    note(root)
     parts = path_parts(rel)
     if not parts:
         return False
@@ -101,7 +101,8 @@ def move(root: Root, rel: str, dest_root: Root, dest_rel: str, *, keep: int | No
     link). Its size, times, inode and mode stay as they were. Both must be on one filesystem.
     With ``keep`` the folders ``rel`` leaves empty go, except its first ``keep`` ones. Raises
     :class:`UnsafePath` (also when ``rel`` is missing or ``dest_rel`` is a folder)."""
-    note()
+    note(root)
+    note(dest_root)
     parts, dest = path_parts(rel), path_parts(dest_rel)
     if not parts or not dest:
         raise UnsafePath("not a file path")

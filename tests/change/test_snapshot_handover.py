@@ -85,6 +85,18 @@ def test_a_write_of_agentcis_own_is_seen_without_being_announced(tmp_path: Path)
     second.cleanup()
 
 
+def test_a_write_of_agentcis_own_in_another_folder_keeps_the_snapshot(tmp_path: Path) -> None:
+    """agentci writes below another folder (a batch's other worktree, an output folder): the
+    tracker's last snapshot is still the disk as it is, and is handed over."""
+    ws = commit_repo(tmp_path / "r", {"a.py": "A = 1\n"})
+    (tmp_path / "other").mkdir()
+    tracker = _start(ws, Counter())
+    assert _files(tracker) == []
+    workspace_io.write_bytes(tmp_path / "other", "a.py", b"A = 3\n")
+    assert tracker.handover() is not None
+    tracker.cleanup()
+
+
 def test_no_handover_while_a_write_may_have_happened_since_the_last_snapshot(
     tmp_path: Path,
 ) -> None:
