@@ -12,6 +12,7 @@ from __future__ import annotations
 import traceback
 from typing import TYPE_CHECKING, Any
 
+from agentci.errors import LogUnwritable
 from agentci.events import types as ev
 from agentci.events.sinks import tell
 from agentci.outcome import Status, exit_code_for
@@ -33,19 +34,26 @@ def _redact(redactor: Any, text: str) -> str:
 
 
 def crash_exit(err: BaseException, *, runner: Runner | None = None, redactor: Any = None) -> int:
-    """Report ``err`` as an internal error and return exit code 70 (never raises)."""
+    """Report ``err`` as an internal error and return exit code 70 (never raises).
+
+    :class:`~agentci.errors.LogUnwritable` outside any task (a disk with no room for the run's
+    first event) is no bug: the event sink has said so on stderr already, so no traceback."""
+    known = isinstance(err, LogUnwritable)
     tb = traceback.format_exc()
     try:
-        line = f"agentci: internal error (a bug in agentci): {type(err).__name__}: {err}"
-        tell(_redact(redactor, line))
-        tell(_redact(redactor, tb))
+        if not known:
+            line = f"agentci: internal error (a bug in agentci): {type(err).__name__}: {err}"
+            tell(_redact(redactor, line))
+            tell(_redact(redactor, tb))
     except Exception:  # noqa: BLE001 - the redactor failed; the exit code still tells
         pass
     if runner is None:
         return INTERNAL_ERROR
     try:
         message = f"{type(err).__name__}: {err}"
-        runner.emitter.emit(ev.Error(kind="internal_error", message=message, traceback=tb))
+        runner.emitter.emit(
+            ev.Error(kind="internal_error", message=message, traceback=None if known else tb)
+        )
         tasks = _tasks(runner, message)
         report = RunReport(
             run_id=runner.emitter.run_id,

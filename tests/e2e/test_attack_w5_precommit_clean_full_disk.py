@@ -42,12 +42,12 @@ def _hook(repo: Path, out: Path, quick: str) -> subprocess.CompletedProcess[str]
 
 
 def _full_disk_run(
-    tmp_path: Path, repo: Path, quick: str
+    tmp_path: Path, repo: Path, quick: str, size: str = "20k"
 ) -> tuple[int, str, list[str], dict | None]:
     disk = tmp_path / f"disk{quick}"
     disk.mkdir()
     # five pages: the folder's marker and .gitignore, junit.xml, result.json, summary.md
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=20k", "tmpfs", str(disk)], check=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(disk)], check=True)
     try:
         done = _hook(repo, disk / "out", quick)
         out = disk / "out"
@@ -86,3 +86,18 @@ def test_attack_w5_the_whole_run_on_the_same_full_disk_ends_70(tmp_path: Path) -
     code, stderr, _, _ = _full_disk_run(tmp_path, repo, "0")
     assert code == 70, stderr[-1500:]
     assert "Traceback" not in stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("mount"), reason="mounts a tmpfs")
+def test_a_disk_without_room_for_the_first_event_ends_70_without_a_traceback(
+    tmp_path: Path,
+) -> None:
+    """Three pages: the folder's marker and .gitignore, and no room for run_started's line.
+    A known stop (events.jsonl unwritable), not a bug in agentci: no traceback."""
+    repo = commit_repo(tmp_path / "project", FILES)
+    code, stderr, _, result = _full_disk_run(tmp_path, repo, "0", size="12k")
+    assert code == 70, stderr[-1500:]
+    assert "Traceback" not in stderr, stderr[-1500:]
+    assert "events.jsonl could not be written (No space left on device)" in stderr
+    if result is not None:
+        assert (result["status"], result["exit_code"]) == ("internal_error", 70)
