@@ -16,8 +16,8 @@ from agentci.events.replay_view import console_lines, jsonl_lines
 from agentci.reports.html_report import patches_on_disk, render_report_html
 from agentci.reports.rebuild import report_from_events
 from agentci.reports.redact import Redactor
+from agentci.reports.redact_report import redact_report
 from agentci.reports.summary import render_summary
-from agentci.reports.writer import redact_report
 from agentci.workspace_io import UnsafePath, read_bytes
 
 FORMATS = ("console", "jsonl", "summary", "html")

@@ -8,6 +8,7 @@ find temp files a killed run left behind.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import secrets
@@ -62,3 +63,17 @@ def write_text_atomic(path: Path, text: str, *, keep_bytes: bool = False) -> Non
 def is_temp_file(path: Path) -> bool:
     """True for a temp file :func:`write_bytes_atomic` creates."""
     return path.name.startswith(".") and TEMP_MARKER in path.name
+
+
+def replace_text_atomic(path: Path, text: str, *, keep_bytes: bool = False) -> None:
+    """Write ``text`` to ``path`` atomically. On a full disk an older file at ``path`` (the
+    first pass's, when the outputs are rewritten to say ``internal_error``) is removed and the
+    write tried once more: a file that cannot be replaced must not stay behind saying what the
+    run no longer says (a result.json of ``success`` from a run that ends 70)."""
+    try:
+        write_text_atomic(path, text, keep_bytes=keep_bytes)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT) or not os.path.lexists(path):
+            raise
+        path.unlink()
+        write_text_atomic(path, text, keep_bytes=keep_bytes)

@@ -22,7 +22,6 @@ large patch is redacted.
 from __future__ import annotations
 
 import dataclasses
-import errno
 import functools
 import json
 import logging
@@ -34,14 +33,14 @@ from pathlib import Path
 
 from agentci import jsontext
 from agentci.events.sinks import tell
-from agentci.events.verify_events import VerifyResult
 from agentci.outcome import Status
-from agentci.reports.atomic import write_text_atomic
+from agentci.reports.atomic import replace_text_atomic
 from agentci.reports.folders import task_dir_name
 from agentci.reports.junit import render_junit
 from agentci.reports.outdir import release_reserve
 from agentci.reports.redact import Redactor
-from agentci.reports.report import RunReport, TaskReport
+from agentci.reports.redact_report import PatchRedactor, redact_report
+from agentci.reports.report import RunReport
 from agentci.reports.result import dumps, result_dict, run_output
 from agentci.reports.sarif import has_locations, render_sarif
 from agentci.reports.summary import render_summary
@@ -56,52 +55,12 @@ OPTIONAL_OUTPUTS = frozenset({"report.html", "sarif.json"})
 UNWRITTEN = "writing outputs failed: "
 
 
-def _redacted_verify(result: VerifyResult, redactor: Redactor) -> VerifyResult:
-    """``result`` with every string redacted: itself when its JSON text holds no secret's
-    anchor (one scan of the text, however many tests it lists), else a redacted copy."""
-    data = result.model_dump()
-    safe = redactor.redact_json(data)
-    return result if safe is data else VerifyResult.model_validate(safe)
-
-
-def redact_report(run: RunReport, redactor: Redactor) -> RunReport:
-    """A copy of ``run`` with every string redacted. The large parts (the verify runs with
-    their tests, ``extra`` with the per-test changes) are scanned once as JSON text and walked
-    string by string only when a secret's anchor is in them (:meth:`Redactor.redact_json`);
-    a part with nothing to mask is shared with ``run``, not copied."""
-    r = redactor.redact
-
-    def task(t: TaskReport) -> TaskReport:
-        return dataclasses.replace(
-            t, name=r(t.name), reason=r(t.reason), summary=r(t.summary), model=r(t.model),
-            changed_files=[r(f) for f in t.changed_files],
-            verify=[_redacted_verify(v, redactor) for v in t.verify],
-            extra=redactor.redact_json(t.extra), output=redactor.redact_json(t.output),
-            context_files=redactor.redact_json(t.context_files),
-        )  # fmt: skip
-
-    return dataclasses.replace(
-        run, run_id=r(run.run_id), recipe=r(run.recipe), recipe_name=r(run.recipe_name),
-        reason=r(run.reason), tasks=[task(t) for t in run.tasks],
-    )  # fmt: skip
-
-
-class _PatchRedactor:
-    """A redactor for patch text: added lines only."""
-
-    def __init__(self, rd: Redactor) -> None:
-        self._rd = rd
-
-    def redact(self, text: str) -> str:
-        return self._rd.redact_patch(text)[0]
-
-
 def _safely(
     what: str,
     path: Path,
     render: Callable[[], str],
     fallback: str,
-    rd: Redactor | _PatchRedactor,
+    rd: Redactor | PatchRedactor,
     check: Callable[[str], object] | None = None,
     keep_bytes: bool = False,
 ) -> str | None:
@@ -124,7 +83,7 @@ def _safely(
         _warn(f"agentci: could not write {what} ({type(exc).__name__}); writing a minimal file")
         text = fallback
     try:
-        _write_or_replace(path, text, keep_bytes)
+        replace_text_atomic(path, text, keep_bytes=keep_bytes)
     except OSError as exc:  # a full disk, a lost mount: the message says it all
         _warn(f"agentci: could not write {path}: {exc}")
         return f"{path}: {exc}"
@@ -133,20 +92,6 @@ def _safely(
         _warn(f"agentci: could not write {path}: {exc}")
         return f"{path}: {exc}"
     return None
-
-
-def _write_or_replace(path: Path, text: str, keep_bytes: bool) -> None:
-    """Write ``text`` to ``path`` atomically. On a full disk an older file at ``path`` (the
-    first pass's, when the outputs are rewritten to say ``internal_error``) is removed and the
-    write tried once more: a file that cannot be replaced must not stay behind saying what the
-    run no longer says (a result.json of ``success`` from a run that ends 70)."""
-    try:
-        write_text_atomic(path, text, keep_bytes=keep_bytes)
-    except OSError as exc:
-        if exc.errno not in (errno.ENOSPC, errno.EDQUOT) or not os.path.lexists(path):
-            raise
-        path.unlink()
-        write_text_atomic(path, text, keep_bytes=keep_bytes)
 
 
 def _warn(line: str) -> None:
@@ -181,7 +126,7 @@ def write_outputs(
         _warn(f"agentci: could not prepare outputs in {out_dir}: {exc}")
         safe_run = dataclasses.replace(run, tasks=[], reason=redactor.redact(str(run.reason)))
 
-    prd = _PatchRedactor(redactor)
+    prd = PatchRedactor(redactor)
     names = [t.name for t in run.tasks] or list(patches or {})
     if patches is None:
         pass
