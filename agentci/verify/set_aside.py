@@ -136,22 +136,15 @@ class SetAside:
             with contextlib.suppress(workspace_io.UnsafePath, OSError):
                 workspace_io.write_bytes(b.workspace, rel, data, b.kept[rel])
             aside.restored.append(rel)
-        for rel in files:
+        # the agent's files, then its repositories (named with a trailing slash)
+        for rel, shown in [(f, f) for f in files] + [(r, f"{r}/") for r in repos]:
             try:
                 workspace_io.move(b.workspace, rel, b.workspace, f"{aside.store}/{rel}")
             except workspace_io.UnsafePath as err:
                 if not err.missing:
-                    aside.left.append(f"{rel} ({err})")
+                    aside.left.append(f"{shown} ({err})")
                 continue
-            aside.moved.append(rel)
-        for repo in repos:
-            try:
-                workspace_io.move(b.workspace, repo, b.workspace, f"{aside.store}/{repo}")
-            except workspace_io.UnsafePath as err:
-                if not err.missing:
-                    aside.left.append(f"{repo}/ ({err})")
-                continue
-            aside.moved.append(f"{repo}/")
+            aside.moved.append(shown)
         for rel in others:
             with contextlib.suppress(workspace_io.UnsafePath):  # gone, or cannot be: as before
                 workspace_io.move(b.workspace, rel, b.workspace, f"{aside.store}/{rel}")
