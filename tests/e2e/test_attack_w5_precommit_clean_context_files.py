@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from agentci.testing.repo import commit_repo
 
@@ -23,6 +26,7 @@ FILES = {
     "y/AGENTS.md": "Be brief.\n",
     ".gitignore": ".agentci/\n",
 }
+RUFF = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -45,6 +49,8 @@ def _hook(repo: Path, out: str, quick: str) -> tuple[list[dict], dict]:
     return events, json.loads((repo / out / "result.json").read_text())
 
 
+# CI also runs tests/e2e in small virtualenvs with pytest only: there this test skips.
+@pytest.mark.skipif(RUFF is None, reason="ruff is not installed (pip install '.[test]')")
 def test_attack_w5_clean_path_reports_the_context_files_the_run_loads(tmp_path: Path) -> None:
     repo = commit_repo(tmp_path / "project", FILES)
     run_events, run_result = _hook(repo, ".agentci/run", "0")
