@@ -324,7 +324,7 @@ def session_run(
         first=times[0] - start,
         gaps=[b - a for a, b in zip(times, times[1:], strict=False)],
         tail=end - times[-1],
-        request_bytes=[len(json.dumps(r.body)) for r, _ in generate],
+        request_bytes=[r.size for r, _ in generate],  # the bytes each body arrived as
         rss_mb=proc.rss_mb,
     )
 

@@ -83,6 +83,18 @@ class Endpoint:
         return out
 
 
+def encode_body(body: Mapping[str, Any]) -> bytes:
+    """``body`` as compact UTF-8 JSON, as the API's own clients send it: no space after ``,``
+    and ``:`` (about 4% of a history of small tool outputs), and text that is not ASCII as
+    UTF-8 (2-3 bytes a character instead of a 6-byte ``\\uXXXX`` escape). A lone surrogate
+    (a model's ``\\ud800`` escape, read back into an argument) has no UTF-8 form: a body
+    holding one is sent with escapes, as ASCII."""
+    try:
+        return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(body, separators=(",", ":")).encode("ascii")
+
+
 async def stream_generate(
     client: httpx2.AsyncClient, endpoint: Endpoint, model: str, body: Mapping[str, Any]
 ) -> AsyncIterator[dict[str, Any]]:
@@ -91,7 +103,7 @@ async def stream_generate(
     request = client.build_request(
         "POST",
         endpoint.url(model, "streamGenerateContent") + "?alt=sse",
-        content=json.dumps(body).encode("utf-8"),
+        content=encode_body(body),
         headers=endpoint.headers(),
         timeout=endpoint.timeout_seconds,
     )

@@ -70,7 +70,8 @@ class _Handler(ScriptHandler):
             self.send_json(400, ErrorSpec(code=400, message="fake_gemini: body is not JSON").body())
             return
         rec = RecordedRequest(method, url.path, "", "", "cachedContents", parse_qs(url.query),
-                              {k.lower(): v for k, v in self.headers.items()}, body)  # fmt: skip
+                              {k.lower(): v for k, v in self.headers.items()}, body,
+                              size=len(raw))  # fmt: skip
         with self.server.state.lock:
             self.server.state.requests.append(rec)
         code, answer = self.caches.handle(method, m.group(1), body)
@@ -111,6 +112,7 @@ class _Handler(ScriptHandler):
             parse_qs(url.query),
             {k.lower(): v for k, v in self.headers.items()},
             body,
+            size=len(raw),
         )
         state = self.server.state
         if action == "countTokens":

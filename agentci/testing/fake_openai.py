@@ -183,7 +183,7 @@ class _Handler(ScriptHandler):
         headers = {k.lower(): v for k, v in self.headers.items()}
         model = str(body.get("model", ""))
         rec = RecordedRequest("POST", url.path, version, model, "chat.completions",
-                              parse_qs(url.query), headers, body)  # fmt: skip
+                              parse_qs(url.query), headers, body, size=len(raw))  # fmt: skip
         turn, missing = self.server.state.take(rec)
         if turn is None:
             self.send_json(400, error_body(ErrorSpec(code=400, message=f"fake_openai: {missing}")))

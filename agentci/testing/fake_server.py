@@ -39,6 +39,8 @@ class RecordedRequest:
     headers: dict[str, str]
     body: dict[str, Any]
     turn: int | None = None
+    #: bytes of the body as it arrived (its encoding: whitespace, escapes), before parsing
+    size: int = 0
 
     @property
     def contents(self) -> list[dict[str, Any]]:
