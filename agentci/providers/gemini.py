@@ -309,7 +309,8 @@ class GeminiProvider:
             api_key=self._api_key,
             timeout_seconds=self.timeout_seconds,
         )
-        async for raw in stream_generate(self._http_client(), endpoint, model, body):
+        texts = [self._contents.text(c) for c in contents]
+        async for raw in stream_generate(self._http_client(), endpoint, model, body, texts):
             yield decoder.decode_json(raw)
 
 

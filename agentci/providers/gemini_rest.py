@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -83,27 +83,43 @@ class Endpoint:
         return out
 
 
-def encode_body(body: Mapping[str, Any]) -> bytes:
+def compact_json(value: Any) -> str:
+    """JSON without a space after ``,`` and ``:``, text that is not ASCII left as it is."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def encode_body(body: Mapping[str, Any], contents: Sequence[str] | None = None) -> bytes:
     """``body`` as compact UTF-8 JSON, as the API's own clients send it: no space after ``,``
     and ``:`` (about 4% of a history of small tool outputs), and text that is not ASCII as
-    UTF-8 (2-3 bytes a character instead of a 6-byte ``\\uXXXX`` escape). A lone surrogate
-    (a model's ``\\ud800`` escape, read back into an argument) has no UTF-8 form: a body
-    holding one is sent with escapes, as ASCII."""
+    UTF-8 (2-3 bytes a character instead of a 6-byte ``\\uXXXX`` escape). ``contents``, when
+    given, are the body's ``contents`` already encoded that way (one text each, kept by
+    :meth:`~agentci.providers.gemini_wire.ContentCache.text`), joined instead of encoded
+    again. A lone surrogate (a model's ``\\ud800`` escape, read back into an argument) has no
+    UTF-8 form: a body holding one is sent with escapes, as ASCII."""
     try:
-        return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        if contents is None:
+            return compact_json(body).encode("utf-8")
+        rest = compact_json({k: v for k, v in body.items() if k != "contents"})
+        head = '{"contents":[' + ",".join(contents) + "]"
+        return (head + ("," + rest[1:] if rest != "{}" else "}")).encode("utf-8")
     except UnicodeEncodeError:
         return json.dumps(body, separators=(",", ":")).encode("ascii")
 
 
 async def stream_generate(
-    client: httpx2.AsyncClient, endpoint: Endpoint, model: str, body: Mapping[str, Any]
+    client: httpx2.AsyncClient,
+    endpoint: Endpoint,
+    model: str,
+    body: Mapping[str, Any],
+    contents: Sequence[str] | None = None,
 ) -> AsyncIterator[dict[str, Any]]:
-    """POST ``body`` to ``model``'s ``streamGenerateContent`` (SSE) and yield each event's
-    JSON object. Raises the typed error of an error answer; transport errors are httpx2's."""
+    """POST ``body`` (its ``contents`` already encoded, if given: :func:`encode_body`) to
+    ``model``'s ``streamGenerateContent`` (SSE) and yield each event's JSON object. Raises the
+    typed error of an error answer; transport errors are httpx2's."""
     request = client.build_request(
         "POST",
         endpoint.url(model, "streamGenerateContent") + "?alt=sse",
-        content=encode_body(body),
+        content=encode_body(body, contents),
         headers=endpoint.headers(),
         timeout=endpoint.timeout_seconds,
     )

@@ -7,6 +7,7 @@ import json
 
 from gemini_helpers import make_chat, request, run
 
+from agentci.providers.base import Message, TextPart
 from agentci.testing.fake_gemini import FakeGemini
 
 
@@ -37,3 +38,26 @@ def test_a_lone_surrogate_is_sent_escaped(fake: FakeGemini) -> None:
     sent = fake.generate_requests[-1]
     assert sent.contents[-1]["parts"][0]["text"] == "a \ud800 b"
     assert sent.size == len(json.dumps(sent.body, separators=(",", ":")).encode("ascii"))
+
+
+def test_each_message_is_encoded_once_over_the_calls_of_a_history(fake: FakeGemini) -> None:
+    fake.add({"text": "one"}, {"text": "two"})
+    chat = make_chat(fake)
+    req = request("a", "b", "c")
+    run(chat, req)
+    req.messages += [Message("model", [TextPart("one")]), Message("user", [TextPart("d")])]
+    assert run(chat, req).error is None
+    assert chat.provider._contents.encodings == 5
+
+
+def test_a_body_of_cached_message_texts_is_the_body_encoded_whole(fake: FakeGemini) -> None:
+    fake.add({"text": "one"}, {"text": "two"})
+    chat = make_chat(fake)
+    req = request("a — b")
+    run(chat, req)
+    req.messages += [Message("model", [TextPart("one")]), Message("user", [TextPart("é")])]
+    assert run(chat, req).error is None
+    sent = fake.generate_requests[-1]
+    whole = json.dumps(sent.body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    assert sent.size == len(whole)
+    assert list(sent.body)[0] == "contents" and len(sent.contents) == 3
