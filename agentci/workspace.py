@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Literal
 
 from agentci.change.patch import find_repo_root, worktree_base
-from agentci.change.privgit import objects_dir
+from agentci.change.repo_dirs import objects_dir
 from agentci.change.snapshot import find_repo_dirs
 from agentci.errors import InvalidInput
 from agentci.gitenv import run_git

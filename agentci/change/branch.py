@@ -39,7 +39,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentci.change.privgit import objects_dir
+from agentci.change.repo_dirs import objects_dir
 from agentci.change.snapshot import find_repo_dirs
 from agentci.gitenv import git_argv, git_env, run_git
 from agentci.tempdirs import worktrees_locked

@@ -43,12 +43,10 @@ from agentci.change.privgit import (
     add_alternate,
     copy_index,
     create,
-    find_repo_dirs,
-    head_commit,
-    objects_dir,
     raw_records,
     split_z,
 )
+from agentci.change.repo_dirs import find_repo_dirs, head_commit, objects_dir
 from agentci.change.submodules import adopt_nested, find_submodules, graft
 from agentci.change.walk import set_head, status, update_index
 from agentci.errors import InvalidInput

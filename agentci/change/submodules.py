@@ -17,11 +17,10 @@ from agentci.change.privgit import (
     PrivateGit,
     add_alternate,
     copy_index,
-    dot_git_dir,
     encode_paths,
-    objects_dir,
     split_z,
 )
+from agentci.change.repo_dirs import dot_git_dir, objects_dir
 
 
 def find_submodules(pg: PrivateGit, top: Path, listing: list[str] | None = None) -> list[Submodule]:

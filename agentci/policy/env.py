@@ -15,7 +15,7 @@ import re
 import sys
 from collections.abc import Mapping, Sequence
 
-from agentci.process import SANDBOX_PYCACHE_PREFIX
+from agentci.childproc import SANDBOX_PYCACHE_PREFIX
 
 #: Variables a tool process inherits from agentci's own environment when set.
 ALLOWED: tuple[str, ...] = (

@@ -27,7 +27,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentci.change.privgit import dot_git_dir
+from agentci.change.repo_dirs import dot_git_dir
 from agentci.change.snapshot import find_repo_dirs
 from agentci.gitenv import TOOL_CONFIG, config_env, git_env, git_program
 from agentci.policy.paths import is_below

@@ -41,7 +41,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from agentci.process import SANDBOX_PYCACHE_PREFIX
+from agentci.childproc import SANDBOX_PYCACHE_PREFIX
 from agentci.tempdirs import make_temp_dir
 
 #: Where the prefix is inside every sandbox (its private ``/tmp``): NO_CACHES's value.

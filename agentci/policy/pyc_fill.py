@@ -24,7 +24,6 @@ same store at once never see half a file.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import shlex
@@ -33,7 +32,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agentci.policy.paths import is_below
-from agentci.policy.pyc_cache import SANDBOX_PREFIX, is_quiet, learned, make_view, mark_quiet
+from agentci.policy.pyc_cache import mark_quiet
+from agentci.policy.pyc_view import to_fill
 from agentci.policy.sandbox import Sandbox
 from agentci.process import run_process
 
@@ -165,26 +165,6 @@ async def fill_store(
     return counts if isinstance(counts, dict) else None
 
 
-def pyc_view(
-    box: Sandbox | None, env: dict[str, str], command: str
-) -> tuple[Sandbox | None, Path | None]:
-    """For one verify run of ``command`` in ``box``: the sandbox with a writable view of its
-    bytecode store at the prefix, and the view; ``env`` then lets Python write bytecode (into
-    the view only). ``(box, None)`` without a store, when the run's ``PYTHONPYCACHEPREFIX``
-    is the recipe's own, or when the last run of ``command`` taught the store nothing (it
-    then sees the store read-only, as the agent's commands do: :func:`is_quiet`)."""
-    if box is None or box.pycache is None or env.get("PYTHONPYCACHEPREFIX") != SANDBOX_PREFIX:
-        return box, None
-    if is_quiet(box.pycache, command, env.get("PATH")):
-        return box, None
-    try:
-        view = make_view(box.pycache)
-    except OSError:
-        return box, None
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return dataclasses.replace(box, pycache_view=view), view
-
-
 async def fill_from_view(
     view: Path, box: Sandbox, command: str, path: str | None = None
 ) -> dict[str, int] | None:
@@ -193,17 +173,8 @@ async def fill_from_view(
     run's ``PATH``, ``path``, finds it)."""
     if box.pycache is None:
         return None
-    excluded = [box.workspace, *box.writable, *(source for source, _ in box.binds), view]
-    names = [n for n in learned(view) if _may_fill(Path(n[0]), excluded, box.tmp_tools)]
+    names, excluded = to_fill(view, box)
     counts = await fill_store(box.pycache, names, like=box, excluded=excluded)
     new = 0 if counts is None else counts.get("copied", 0) + counts.get("compiled", 0)
     mark_quiet(box.pycache, command, quiet=new == 0, path=path)
     return counts
-
-
-def _may_fill(source: Path, excluded: Sequence[Path], tmp_tools: Sequence[Path]) -> bool:
-    """Whether a learned source can be in the store at all (the workspace's modules and the
-    sandbox's own /tmp are not); the fill checks again, after following links."""
-    if any(is_below(source, e) for e in excluded):
-        return False
-    return not is_below(source, Path("/tmp")) or any(is_below(source, t) for t in tmp_tools)

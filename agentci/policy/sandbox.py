@@ -157,15 +157,24 @@ class Sandbox:
                 p.rmdir()
 
 
-@functools.lru_cache(maxsize=1)
-def bwrap_problem() -> str | None:
-    """Why bubblewrap cannot be used here, or None when it works (checked once)."""
-    exe = host_program("bwrap")
-    if exe is None:
+def _missing_parts() -> str | None:
+    """Why bubblewrap cannot even be tried here (not installed, no socket filter), or None."""
+    if host_program("bwrap") is None:
         return "bubblewrap (bwrap) is not installed"
     problem = socket_filter_problem()
     if problem is not None:
         return f"the sandbox's socket filter cannot be made: {problem}"
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def bwrap_problem() -> str | None:
+    """Why bubblewrap cannot be used here, or None when it works (checked once: a probe
+    starts it)."""
+    problem = _missing_parts()
+    if problem is not None:
+        return problem
+    exe = host_program("bwrap") or "bwrap"
     probe = [exe, "--unshare-user-try", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     probe += ["--tmpfs", "/tmp", "--unshare-net", "--unshare-pid", "--cap-drop", "ALL"]
     fd = filter_fd()
@@ -191,14 +200,16 @@ def under_ci() -> bool:
     )
 
 
-def check_sandbox_mode(mode: str) -> str | None:
+def check_sandbox_mode(mode: str, *, probe: bool = True) -> str | None:
     """Raise :class:`InvalidInput` when ``mode`` cannot be honoured here; else the reason
-    bubblewrap is unusable (``auto`` then runs without a sandbox, outside CI) or None."""
+    bubblewrap is unusable (``auto`` then runs without a sandbox, outside CI) or None. Without
+    ``probe``, bubblewrap is not started to see whether it works (:func:`bwrap_problem`): only
+    a missing program or socket filter is a reason."""
     if mode == "none":
         return None
     if mode not in ("auto", "bwrap"):
         raise InvalidInput(f"unknown sandbox mode {mode!r} (auto, bwrap or none)")
-    problem = bwrap_problem()
+    problem = bwrap_problem() if probe else _missing_parts()
     if problem is not None:
         if mode == "bwrap":
             raise InvalidInput(f"sandbox: bwrap was asked for, but {problem}")
@@ -236,6 +247,7 @@ def make_sandbox(
     readonly: Sequence[Path] = (),
     protect_workflows: bool = True,
     env: Mapping[str, str] | None = None,
+    probe: bool = True,
 ) -> tuple[Sandbox | None, str | None]:
     """Pick the sandbox for a task; call it after setup (protected paths are decided then).
 
@@ -247,11 +259,14 @@ def make_sandbox(
     ``protect_workflows``) ``.github/workflows`` are added, as placeholders when absent.
     Folders under /tmp that ``PATH``/``VIRTUAL_ENV`` of ``env`` (default: agentci's own, which
     the tools inherit) name are carried into the private /tmp read-only. ``network`` and
-    ``host_sockets`` are the two switches (module docstring).
+    ``host_sockets`` are the two switches (module docstring). ``probe=False`` skips starting
+    bubblewrap once to see that it works (:func:`check_sandbox_mode`): only for a caller to
+    whom any failure of the command it then runs means "cannot say" (the pre-commit hook's
+    clean path, which then leaves the decision to the run).
     """
     if mode == "none":
         return None, None
-    problem = check_sandbox_mode(mode)
+    problem = check_sandbox_mode(mode, probe=probe)
     if problem is not None:
         return None, f"{problem}; tool commands run without a sandbox"
     ws = Path(os.path.realpath(workspace))

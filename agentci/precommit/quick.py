@@ -27,19 +27,19 @@ step aside too, after emptying the output folder again (:func:`write_clean_run`)
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shlex
 import shutil
 import signal
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from agentci.change.privgit import head_commit
+from agentci.change.repo_dirs import head_commit
+from agentci.childproc import ProcessResult, run_blocking
 from agentci.context.named_folders import context_folders
 from agentci.errors import InvalidInput
 from agentci.hostprog import add_workspace
@@ -47,9 +47,10 @@ from agentci.policy.env import child_env, hide_initial_environ, make_undumpable
 from agentci.policy.gitconfig import credential_warnings
 from agentci.policy.paths import Protected
 from agentci.policy.pyc_cache import remove_view
-from agentci.policy.pyc_fill import fill_from_view, pyc_view
+from agentci.policy.pyc_view import pyc_view, settle_if_nothing_learned
 from agentci.policy.runtime import choose_program, forget_workspace_imports
 from agentci.policy.sandbox import make_sandbox
+from agentci.precommit.builtin_recipe import parsed
 from agentci.precommit.clean_outputs import (
     KEY_VARS,
     CleanRun,
@@ -58,12 +59,11 @@ from agentci.precommit.clean_outputs import (
     write_clean_run,
 )
 from agentci.precommit.names import as_argument, normalise
-from agentci.process import run_process
 from agentci.recipe.text_check import text_problem
 from agentci.reports.outdir import lock_workspace
 from agentci.run import early
 from agentci.tempdirs import make_temp_dir
-from agentci.tools.rg import find_rg
+from agentci.tools.rg_find import rg_candidates, rg_version
 from agentci.verify.run_env import verify_env
 
 #: The one recipe this path knows (docs/pre-commit.md): what its verify prints when it passes.
@@ -140,7 +140,9 @@ def _run_linter(files: list[str], timeout: float | None) -> CleanRun | None:
         return None
     path = recipe_file()
     data = path.read_bytes()
-    recipe = yaml.load(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    recipe = parsed(data)
+    if recipe is None:
+        return None  # not the recipe agentci was built with: the run reads it
     verify = recipe["verify"]
     quoted = shlex.join(as_argument(f) for f in files)
     command = verify["command"].replace("{{ files }}", quoted)
@@ -158,15 +160,15 @@ def _run_linter(files: list[str], timeout: float | None) -> CleanRun | None:
         return None
     if credential_warnings(ws):
         return None  # the run warns about them
-    rg = find_rg()
+    rg = next(rg_candidates(), None)  # its version is asked while ruff runs
     if rg is None:
         return None
-    choose_program(rg[0])
+    choose_program(rg)
     forget_workspace_imports(ws)
     protected = Protected(ws, recipe_path=path)
     try:
-        box, fell_back = make_sandbox(
-            "auto", workspace=ws, network=False, readonly=protected.sandbox_readonly()
+        box, fell_back = make_sandbox(  # not probed: a bwrap that fails fails ruff's run
+            "auto", workspace=ws, network=False, readonly=protected.sandbox_readonly(), probe=False
         )
     except InvalidInput:
         return None
@@ -180,7 +182,14 @@ def _run_linter(files: list[str], timeout: float | None) -> CleanRun | None:
         env = verify_env(child_env(()), None, None)
         run_box, view = pyc_view(box.but(writable=[tmp]), env, command)
         try:  # as agentci.verify.run.run_verify: the bytecode store learns from the run
-            result = _run_cancellable(command, ws, env, limit, run_box, view)
+            ran = _run_cancellable(command, ws, env, limit, run_box, rg)
+            if (
+                ran is not None
+                and view is not None
+                and run_box is not None
+                and not settle_if_nothing_learned(view, run_box, command, env.get("PATH"))
+            ):
+                return None  # bytecode to store: the run's verify fills the store
         finally:
             if view is not None:
                 remove_view(view)
@@ -188,7 +197,12 @@ def _run_linter(files: list[str], timeout: float | None) -> CleanRun | None:
         box.cleanup()
         shutil.rmtree(tmp, ignore_errors=True)
     verified_at = utc_now()
-    if result is None or result.timed_out or result.exit_code != 0:
+    if ran is None:
+        return None
+    result, version, base_commit = ran
+    if version is None:  # find_rg would try the next candidate: the run decides
+        return None
+    if result.timed_out or result.exit_code != 0:
         return None
     if result.output.strip() != PASSED or early.pending() is not None:
         return None
@@ -204,43 +218,67 @@ def _run_linter(files: list[str], timeout: float | None) -> CleanRun | None:
         started=started,
         started_at=started_at,
         verified_at=verified_at,
-        search_engine=rg[1],
-        base_commit=head_commit(ws),
+        search_engine=version,
+        base_commit=base_commit,
     )
 
 
 def _run_cancellable(
-    command: str, ws: Path, env: dict[str, str], limit: float, box: Any, view: Path | None
-) -> Any:
+    command: str,
+    ws: Path,
+    env: dict[str, str],
+    limit: float,
+    box: Any,
+    rg: str,
+) -> tuple[ProcessResult, str | None, str | None] | None:
     """The linter's run, cut short by SIGINT / SIGTERM (remembered for the run, which then
-    starts cancelled: agentci.run.early); None when a signal cut it. With ``view``, what the
-    run wrote there then goes into the bytecode store."""
+    starts cancelled: agentci.run.early); None when a signal cut it. While it runs, two
+    questions only the outputs need are asked in threads: ``rg --version`` and the commit
+    checked out. Returns (the run's result, rg's version, the commit)."""
+    version = _in_thread(lambda: rg_version(rg))
+    commit = _in_thread(lambda: head_commit(ws))
+    came: list[str] = []
 
-    async def main() -> Any:
-        loop = asyncio.get_running_loop()
-        job = asyncio.ensure_future(
-            run_process(command, cwd=ws, env=env, timeout=limit, output_cap=OUTPUT_CAP, sandbox=box)
+    def on_signal(signum: int, _frame: object) -> None:
+        name = signal.Signals(signum).name
+        early.note(name)
+        came.append(name)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, on_signal)
+    try:
+        result = run_blocking(
+            command,
+            cwd=ws,
+            env=env,
+            timeout=limit,
+            output_cap=OUTPUT_CAP,
+            sandbox=box,
+            stop=lambda: bool(came),
         )
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, _cancel, sig, job)
-        try:
-            result = await job
-            if view is not None:
-                await fill_from_view(view, box, command, env.get("PATH"))
-            return result
-        except asyncio.CancelledError:
-            return None
-        finally:
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.remove_signal_handler(sig)
-            early.install(remember=True)
-
-    return asyncio.run(main())
+    finally:
+        early.install(remember=True)
+    answers = version(), commit()
+    if result is None:
+        return None
+    return result, answers[0], answers[1]
 
 
-def _cancel(sig: signal.Signals, job: asyncio.Future[Any]) -> None:
-    early.note(sig.name)
-    job.cancel()
+def _in_thread(ask: Callable[[], str | None]) -> Callable[[], str | None]:
+    """Start ``ask`` in a thread; the function returned waits for its answer."""
+    answer: list[str | None] = [None]
+
+    def work() -> None:
+        answer[0] = ask()
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+
+    def wait() -> str | None:
+        thread.join()
+        return answer[0]
+
+    return wait
 
 
 def _context_files(ws: Path, prompt: str) -> bool:

@@ -6,7 +6,8 @@ import functools
 
 from agentci.policy.runtime import choose_program
 from agentci.tools.engine import SearchEngine
-from agentci.tools.rg import Ripgrep, find_rg
+from agentci.tools.rg import Ripgrep
+from agentci.tools.rg_find import find_rg
 from agentci.tools.walk import Re2Walk
 
 

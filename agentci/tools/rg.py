@@ -11,15 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import subprocess
-import sys
-import sysconfig
 from collections.abc import Callable
 from pathlib import Path
 
 from agentci.errors import ToolFailure
-from agentci.hostprog import host_program
 from agentci.policy.runtime import moved_runtime
 from agentci.tools.engine import ALWAYS_SKIPPED, MAX_HIT_CHARS, MAX_KEPT_HITS, GrepResult, Scope
 
@@ -28,29 +24,6 @@ _BINARY = b": binary file matches (found "
 _BAD_PATTERN = ("regex parse error", "error parsing regex", "regex size limit", "not allowed")
 MAX_STDERR = 64 << 10
 _COMMON = ["--no-config", "--hidden", "--no-ignore-dot", "--no-ignore-global"]
-
-
-def find_rg() -> tuple[str, str] | None:
-    """``(path, version)`` of a working ``rg``: next to agentci's Python first, then PATH."""
-    candidates = [
-        Path(sysconfig.get_path("scripts")) / "rg",
-        Path(sys.executable).parent / "rg",
-        host_program("rg"),
-    ]
-    for cand in candidates:
-        if cand is None or not os.path.isabs(cand):  # a relative PATH entry: the cwd
-            continue
-        if not os.access(cand, os.X_OK) or not Path(cand).is_file():
-            continue
-        try:
-            done = subprocess.run(
-                [str(cand), "--version"], capture_output=True, env={}, timeout=10, check=True
-            )
-        except (OSError, subprocess.SubprocessError):
-            continue
-        version = done.stdout.decode(errors="replace").split("\n", 1)[0].strip()
-        return str(cand), version or "ripgrep"
-    return None
 
 
 def _glob_escape(text: str) -> str:

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentci.childproc import ProcessResult
 from agentci.errors import ToolFailure
 from agentci.policy.access import Access
 from agentci.policy.concurrent import only_reads
 from agentci.policy.paths import resolve
 from agentci.policy.rules import PolicyEngine
-from agentci.process import ProcessResult, run_process
+from agentci.process import run_process
 from agentci.tools.base import Tool, ToolContext, ToolKind, ToolResult
 
 

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentci import workspace_io
+from agentci.childproc import omitted_note
 from agentci.errors import ToolFailure
-from agentci.process import omitted_note
 from agentci.reports.redact import Redactor
 
 if TYPE_CHECKING:

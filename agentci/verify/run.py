@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING, Literal
 from junitparser import Error, Failure, JUnitXml, JUnitXmlError, Skipped, TestSuite
 
 from agentci.policy.pyc_cache import remove_view
-from agentci.policy.pyc_fill import fill_from_view, pyc_view
+from agentci.policy.pyc_fill import fill_from_view
+from agentci.policy.pyc_view import pyc_view
 from agentci.process import run_process
 from agentci.recipe.verify_config import Verify
 from agentci.verify.report import ReportPlace, ReportUnreadable, report_place

@@ -24,14 +24,19 @@ HOOK = ["pre-commit", "--recipe", "fix-lint", "--", "pkg/clean.py", "-dash.py"]
 
 #: ``agentci ARGS`` as the console script runs it, then the modules it had loaded.
 MODULES_AFTER = """\
-import json, sys
+import json, os, sys
+programs = []
+def started(event, args):
+    if event == "subprocess.Popen":
+        programs.append(os.path.basename(args[0]))
+sys.addaudithook(started)
 sys.argv = ["agentci", *sys.argv[1:]]
 from agentci.cli import main
 try:
     main()
 except SystemExit as end:
     code = end.code
-print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+print(json.dumps({"code": code, "modules": sorted(sys.modules), "programs": programs}))
 """
 
 #: What deciding "clean" never loads.
@@ -43,6 +48,9 @@ HEAVY = [
     "agentci.loop.session",
     "jinja2",
     "google.genai",
+    "yaml",  # the built-in recipe comes parsed (agentci.precommit.builtin_recipe)
+    "asyncio",  # ruff runs without an event loop (agentci.childproc.run_blocking)
+    "agentci.change.privgit",  # the commit is asked for, no snapshot taken
 ]
 
 
@@ -126,6 +134,28 @@ def test_the_clean_path_prints_the_lines_the_run_prints(both) -> None:
     quick, run = both["quick"][1], both["run"][1]
     assert quick.replace(".agentci/quick/", ".agentci/run/") == run
     assert "verify (baseline) passed" in quick
+
+
+def test_the_clean_path_starts_bubblewrap_once_for_ruff_without_a_probe(both) -> None:
+    seen, _, _ = both["quick"]
+    assert seen["programs"].count("bwrap") == 1
+
+
+def test_a_bubblewrap_that_does_not_start_leaves_the_decision_to_the_run(tmp_path: Path) -> None:
+    repo = commit_repo(tmp_path / "project", FILES)
+    broken = tmp_path / "bin"
+    broken.mkdir()
+    (broken / "bwrap").write_text(
+        "#!/bin/sh\necho 'bwrap: No permissions to create a new namespace' >&2\nexit 1\n"
+    )
+    (broken / "bwrap").chmod(0o755)
+    done = _hook(repo, ".agentci/out", PATH=f"{broken}{os.pathsep}{_env()['PATH']}")
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.splitlines()[-1])
+    events = [json.loads(line) for line in (repo / ".agentci/out/events.jsonl").open()]
+    warned = [e["kind"] for e in events if e["type"] == "warning"]
+    # the run decided: its probe found bubblewrap unusable and it said so (sandbox: auto)
+    assert ("agentci.run.launch" in seen["modules"], warned) == (True, ["sandbox_unavailable"])
 
 
 def test_a_dash_name_reaches_ruff_as_a_file(both) -> None:

@@ -42,7 +42,7 @@ def test_module_written_by_agent_is_not_imported_on_host(tmp_path: Path, module:
 
 # --- agentci installed in a virtualenv inside the workspace (``uv add --dev agentci-runner``,
 # ``.venv/bin/agentci run …``): ripgrep is found next to agentci's Python (``.venv/bin/rg``,
-# agentci/tools/rg.py find_rg, picked once per process) and run on the host for every
+# agentci/tools/rg_find.py find_rg, picked once per process) and run on the host for every
 # ``grep_search``/``glob``; the sandbox leaves ``.venv`` writable (only .git, .agentci, workflows,
 # hooks and the recipe are protected: agentci/policy/paths.py sandbox_readonly).
 

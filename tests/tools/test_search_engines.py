@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from tool_harness import Harness, init_repo
 
-from agentci.tools.rg import Ripgrep, find_rg
+from agentci.tools.rg import Ripgrep
+from agentci.tools.rg_find import find_rg
 from agentci.tools.walk import MAX_FILE_BYTES, Re2Walk
 
 

@@ -1,0 +1,269 @@
+"""A child command's parts that need no event loop: the command line under limits, capped
+output, the result, and the registry of running process groups; and :func:`run_blocking`,
+one command run to its end without asyncio, for a caller that has no event loop and must not
+pay for importing one (the pre-commit hook's clean path, :mod:`agentci.precommit.quick`).
+:func:`agentci.process.run_process` is the same run inside an event loop, used everywhere else.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import selectors
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+#: Python's bytecode prefix for the commands agentci starts (``PYTHONPYCACHEPREFIX``, set by
+#: :data:`agentci.policy.env.NO_CACHES`): a folder in the sandbox's own private ``/tmp``, where
+#: the sandbox shows agentci's bytecode store (:mod:`agentci.policy.pyc_cache`).
+SANDBOX_PYCACHE_PREFIX = "/tmp/agentci-pycache"
+#: The same prefix for a command that runs on the host (no sandbox: the first setup, hooks,
+#: ``sandbox: none``): a path under which nothing can be created. The host's ``/tmp`` is
+#: shared by every run and user of the machine, so a folder there would let the code one run
+#: starts (the agent's, or another user's) leave bytecode that a later run imports; with this
+#: one Python reads and writes no bytecode and compiles from source.
+HOST_PYCACHE_PREFIX = os.devnull
+
+
+class Launcher(Protocol):
+    """Starts a command inside something: the bubblewrap sandbox
+    (:class:`agentci.policy.sandbox.Sandbox`)."""
+
+    def launch(
+        self, argv: Sequence[str], cwd: Path
+    ) -> AbstractContextManager[tuple[list[str], tuple[int, ...]]]:
+        """The command line to start instead of ``argv`` and the descriptors it inherits."""
+        ...
+
+
+def omitted_note(count: int, unit: str = "characters") -> str:
+    """The marker put where output was dropped."""
+    return f"\n[... {count} {unit} omitted ...]\n"
+
+
+class HeadTailBuffer:
+    """Collects a byte stream keeping the first and last ``cap // 2`` bytes.
+
+    Memory stays bounded whatever the stream's length; :meth:`text` joins both ends
+    with a note giving how many bytes were dropped.
+    """
+
+    def __init__(self, cap: int) -> None:
+        self.cap = max(cap, 2)
+        self._head = bytearray()
+        self._tail = bytearray()
+        self.total = 0
+
+    def feed(self, data: bytes) -> None:
+        """Add a chunk of the stream."""
+        self.total += len(data)
+        half = self.cap // 2
+        room = half - len(self._head)
+        if room > 0:
+            self._head += data[:room]
+            data = data[room:]
+        if data:
+            self._tail += data
+            keep = self.cap - half
+            if len(self._tail) > keep:
+                del self._tail[: len(self._tail) - keep]
+
+    @property
+    def dropped(self) -> int:
+        """Bytes seen but not kept."""
+        return self.total - len(self._head) - len(self._tail)
+
+    def text(self) -> str:
+        """The kept output, decoded as UTF-8 (invalid bytes replaced)."""
+        head = self._head.decode("utf-8", errors="replace")
+        tail = self._tail.decode("utf-8", errors="replace")
+        if self.dropped:
+            return head + omitted_note(self.dropped, "bytes") + tail
+        return head + tail
+
+
+#: Largest file a command may write (RLIMIT_FSIZE), in bytes.
+DEFAULT_MAX_FILE_BYTES = 1 << 30
+#: A command printing more than this is killed (its output is capped anyway).
+DEFAULT_MAX_OUTPUT_BYTES = 64 << 20
+#: Processes per user (RLIMIT_NPROC; not enforced for root, where the timeout is the limit).
+DEFAULT_MAX_PROCESSES = 4096
+
+
+@dataclass
+class ProcessResult:
+    """What a command did: exit code (None when killed by us), capped output, timing."""
+
+    exit_code: int | None
+    output: str
+    timed_out: bool
+    duration_ms: int
+    output_limited: bool = False
+
+
+def host_env(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` for a command that runs on the host: the sandbox's bytecode prefix is
+    :data:`HOST_PYCACHE_PREFIX` there (a prefix the recipe passes itself is kept)."""
+    out = dict(env)
+    if out.get("PYTHONPYCACHEPREFIX") == SANDBOX_PYCACHE_PREFIX:
+        out["PYTHONPYCACHEPREFIX"] = HOST_PYCACHE_PREFIX
+    return out
+
+
+def limited_argv(command: str, max_file_bytes: int, max_processes: int) -> list[str]:
+    """``bash -c command`` under resource limits set by bash itself (``ulimit``, then ``exec``
+    of the command's own bash), so the fork of a threaded agentci runs no Python code before
+    exec (no ``preexec_fn``: a lock another thread held at the fork could hang the child).
+    A limit above the hard one is left as it is."""
+    blocks = max(1, max_file_bytes // 1024)  # bash's ulimit -f counts 1024-byte blocks
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
+    nproc = max_processes if hard == resource.RLIM_INFINITY else min(max_processes, hard)
+    prelude = (
+        f"ulimit -f {blocks} 2>/dev/null; ulimit -c 0 2>/dev/null; "
+        f'ulimit -u {nproc} 2>/dev/null; exec bash -c "$1"'
+    )
+    return ["bash", "-c", prelude, "bash", command]
+
+
+#: Process groups of the commands running now (a second signal kills them before exiting).
+RUNNING_GROUPS: set[int] = set()
+
+
+def kill_running_groups() -> None:
+    """Kill every command still running (used when agentci must exit at once), including one
+    still being started: any child of ours that leads its own process group."""
+    pids = set(RUNNING_GROUPS)
+    children: list[int] = []
+    with contextlib.suppress(OSError):  # Linux; elsewhere the registry alone
+        for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+            children += [int(c) for c in (task / "children").read_text().split()]
+    for child in children:
+        with contextlib.suppress(OSError):
+            if os.getpgid(child) == child:
+                pids.add(child)
+    for pid in pids:
+        kill_group(pid)
+
+
+def kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+#: Seconds between looks at ``stop`` and the child's exit while :func:`run_blocking` waits.
+POLL_SECONDS = 0.05
+
+
+def run_blocking(
+    command: str,
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout: float,
+    output_cap: int,
+    sandbox: Launcher,
+    stop: Callable[[], bool],
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    max_processes: int = DEFAULT_MAX_PROCESSES,
+) -> ProcessResult | None:
+    """:func:`agentci.process.run_process` for a command in ``sandbox`` with no stdin, without
+    an event loop: the same command line, session, limits, output cap and timeout, the group
+    killed when the command ends. ``stop`` is asked at least every :data:`POLL_SECONDS`
+    (a signal handler sets what it reads); when it says so the group is killed and the answer
+    is None, as a cancelled ``run_process`` raises."""
+    start = time.monotonic()
+    deadline = start + timeout
+    argv = limited_argv(command, max_file_bytes, max_processes)
+    with sandbox.launch(argv, cwd) as (wrapped, fds):  # the fds close once the child has them
+        proc = subprocess.Popen(
+            wrapped,
+            cwd=str(cwd),
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            pass_fds=fds,
+        )
+    RUNNING_GROUPS.add(proc.pid)
+    assert proc.stdout is not None
+    pipe = proc.stdout.fileno()
+    os.set_blocking(pipe, False)
+    buf = HeadTailBuffer(output_cap)
+    limited = timed_out = stopped = False
+    with selectors.DefaultSelector() as watch:
+        watch.register(pipe, selectors.EVENT_READ)
+
+        def drain(until: float) -> bool:
+            """Read what is there (waiting at most until ``until``); False at end of file."""
+            nonlocal limited
+            for _ in watch.select(max(0.0, min(POLL_SECONDS, until - time.monotonic()))):
+                try:
+                    chunk = os.read(pipe, 65536)
+                except BlockingIOError:
+                    return True
+                if not chunk:
+                    return False
+                if not limited:
+                    buf.feed(chunk)
+                    if buf.total > max_output_bytes:
+                        limited = True
+                        kill_group(proc.pid)
+            return True
+
+        try:
+            # as run_process: the command ends when bash exits or the pipe closes, whichever
+            # comes first (a background child may keep the pipe open)
+            is_open = True
+            while proc.poll() is None and is_open:
+                if stop():
+                    stopped = True
+                    break
+                if time.monotonic() >= deadline:
+                    timed_out = True
+                    break
+                is_open = drain(deadline)
+            while not (stopped or timed_out) and proc.returncode is None:
+                if stop():
+                    stopped = True
+                elif time.monotonic() >= deadline:
+                    timed_out = True
+                else:
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        proc.wait(POLL_SECONDS)
+            kill_group(proc.pid)  # background children die with the command
+            if stopped:
+                proc.wait()
+                return None
+            if timed_out:
+                for _ in range(100):  # not an unbounded wait: an escaped child may hold the pipe
+                    if proc.poll() is not None:
+                        break
+                    time.sleep(POLL_SECONDS)
+            end = time.monotonic() + 2
+            while is_open and time.monotonic() < end:
+                is_open = drain(end)
+        finally:
+            RUNNING_GROUPS.discard(proc.pid)
+            proc.stdout.close()
+    code = None if limited or timed_out else proc.returncode
+    output = buf.text()
+    if limited:
+        output += f"\n[killed: output exceeded {max_output_bytes} bytes]"
+    if timed_out:
+        output += f"\n[killed: timed out after {timeout:g}s]"
+    return ProcessResult(
+        exit_code=code,
+        output=output,
+        timed_out=timed_out,
+        duration_ms=int((time.monotonic() - start) * 1000),
+        output_limited=limited,
+    )
