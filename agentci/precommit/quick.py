@@ -9,6 +9,10 @@ protected paths of :class:`~agentci.policy.paths.Protected`), with the same allo
 environment, limits and timeout — and when it passes, writes the outputs of the run that would
 have followed (:mod:`agentci.precommit.clean_outputs`) and prints its lines: exit 0.
 
+It loads no YAML parser, no event loop (the linter runs under
+:func:`~agentci.childproc.run_blocking`) and no snapshot code, and asks for ``rg --version`` and
+the commit checked out in threads while the linter runs.
+
 Anything this path does not reproduce exactly makes it step aside (None) before any output is
 touched, and the whole run follows, which runs the linter again: another recipe than the
 built-in one, ``-p`` or ``--files-param`` or ``-v``, a terminal (the live console), GitHub
@@ -17,9 +21,12 @@ a folder without ``.git``, a rendered command or prompt the run refuses (the run
 :func:`~agentci.recipe.text_check.text_problem`: a staged name that is not UTF-8), project
 context files (AGENTS.md, GEMINI.md, CLAUDE.md) where the run would load them (the run's own
 :func:`~agentci.context.named_folders.context_folders`), credentials in the repository's git
-config (the run's warning), no working bubblewrap, a linter that does not pass or
-prints more than ``All checks passed!``, a time-out, a signal (the run then starts cancelled and
-writes a cancelled run's outputs), an output folder the run would refuse. A signal that comes
+config (the run's warning), no working bubblewrap (not probed first: a bubblewrap that does not
+start fails the linter's run), a linter that does not pass or prints more than ``All checks
+passed!``, a time-out, a signal (the run then starts cancelled and writes a cancelled run's
+outputs), an output folder the run would refuse, a recipe file other than the one agentci was
+built with (:mod:`agentci.precommit.builtin_recipe`), a first ``rg`` whose ``--version`` fails,
+a linter's run that left bytecode for the store (the run's verify fills it). A signal that comes
 while the outputs are written, or an output that cannot be written (a full disk), makes it
 step aside too, after emptying the output folder again (:func:`write_clean_run`).
 ``AGENTCI_PRECOMMIT_QUICK=0`` turns the path off.
@@ -258,24 +265,30 @@ def _run_cancellable(
         )
     finally:
         early.install(remember=True)
-    answers = version(), commit()
     if result is None:
-        return None
-    return result, answers[0], answers[1]
+        return None  # the threads are left to end on their own: the run starts cancelled
+    return result, version(), commit()
 
 
 def _in_thread(ask: Callable[[], str | None]) -> Callable[[], str | None]:
-    """Start ``ask`` in a thread; the function returned waits for its answer."""
+    """Start ``ask`` in a thread; the function returned waits for its answer (or raises what
+    it raised)."""
     answer: list[str | None] = [None]
+    failed: list[BaseException] = []
 
     def work() -> None:
-        answer[0] = ask()
+        try:
+            answer[0] = ask()
+        except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+            failed.append(exc)
 
     thread = threading.Thread(target=work, daemon=True)
     thread.start()
 
     def wait() -> str | None:
         thread.join()
+        if failed:
+            raise failed[0]
         return answer[0]
 
     return wait
