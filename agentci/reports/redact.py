@@ -94,7 +94,7 @@ class Redactor:
         literal = [(_trie_pattern(self.values), self.values)] if self.values else []
         # the order of the alternatives is the full pattern's (the keep group names stay)
         self._parts = literal + _KEEP_SHAPES + _SHAPES
-        self._pattern = re.compile("|".join(p for p, _ in self._parts))
+        self._full: re.Pattern[str] | None = None  # compiled when redact_full first needs it
         # which alternatives never match across a line end (their anchors are all plain text)
         self._local = tuple(
             all(isinstance(a, str) and "\n" not in a for a in anchors) and not p.startswith("(?s")
@@ -163,7 +163,9 @@ class Redactor:
         """``text`` redacted by the whole pattern, without the prefilter (the reference)."""
         if not text:
             return text
-        return self._pattern.sub(self._replace, text)
+        if self._full is None:
+            self._full = re.compile("|".join(p for p, _ in self._parts))
+        return self._full.sub(self._replace, text)
 
     def redact_patch(self, patch: str) -> tuple[str, list[str]]:
         """``patch`` (a ``git diff``) with secrets masked in added lines only.

@@ -85,3 +85,12 @@ def test_an_object_without_any_anchor_comes_back_unwalked() -> None:
 def test_a_value_with_a_quote_is_masked_inside_an_object() -> None:
     quoted = Redactor(['pa"ss\\word9'])
     assert quoted.redact_json({"out": ['x pa"ss\\word9 y']}) == {"out": ["x *** y"]}
+
+
+def test_a_redactor_compiles_its_full_pattern_only_when_redact_full_runs() -> None:
+    """Every run and hook makes a redactor; only the reference, redact_full, needs the whole
+    pattern (a few milliseconds to compile), so it is not compiled before."""
+    plain = Redactor(VALUES)
+    before = plain._full
+    plain.redact_full("hunter2hunter2")
+    assert (before, plain._full is not None) == (None, True)
