@@ -17,7 +17,13 @@ from agentci.delivery.gh import Gh
 from agentci.delivery.out_folder import UnsafeOutFolder, out_folder, wrote_outputs
 from agentci.delivery.outputs import MAX_JSON, collect, github_output, step_summary
 from agentci.delivery.process import GIT_TIMEOUT, delivery_env, run_bounded, timeout_for
-from agentci.delivery.pull_request import branch_name, commit_patch, open_or_update, push_branch
+from agentci.delivery.pull_request import (
+    branch_name,
+    commit_patch,
+    open_or_update,
+    push_branch,
+    scratch_repository,
+)
 from agentci.delivery.sandbox_setup import describe, prepare_sandbox
 from agentci.events.annotations import escape_data
 from agentci.events.workflow_commands import neutralise_workflow_commands
@@ -151,8 +157,9 @@ def _deliver(out: str, create_pr: bool, comment: bool, workspace: Path, code: st
                 continue
             title = _title(recipe, task)
             branch = branch_name(recipe, str(task.get("name")))
-            commit = commit_patch(workspace, patch, f"{title}\n\n{task.get('summary', '')}".strip())
-            push_branch(workspace, ctx, gh, commit, branch)
+            message = f"{title}\n\n{task.get('summary', '')}".strip()
+            with scratch_repository(workspace) as scratch:
+                push_branch(scratch, ctx, gh, commit_patch(scratch, patch, message), branch)
             body = (f"{summary}\n\n---\nProposed by agentci on branch `{branch}`; a later run "
                     "replaces this branch and edits this pull request.\n")  # fmt: skip
             made = open_or_update(gh, ctx, branch, title, body)

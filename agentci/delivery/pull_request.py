@@ -1,7 +1,8 @@
 """The change as a branch and a pull request: ``agentci/<recipe>-<task>``, updated, not duplicated.
 
-The commit is made from ``patch.diff`` alone, in a temporary index on top of the checked-out
-commit (the working tree and the index of the checkout are not touched), and force-pushed to
+The commit is made from ``patch.diff`` alone, on top of the checked-out commit, in a scratch
+repository of agentci's own that reads the checkout's objects (:func:`scratch_repository`: the
+checkout's index, working tree and config play no part), and force-pushed from there to
 the branch, so a rerun replaces agentci's previous proposal. The push authenticates through
 ``gh`` as git's credential helper: the token is in gh's environment, never in a URL, a git
 config file or agentci's run. An open pull request from that branch is edited (title, body);
@@ -12,10 +13,14 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentci.change.privgit import objects_dir
 from agentci.delivery.context import DeliveryError, GitHubContext
 from agentci.delivery.gh import Gh
 from agentci.delivery.process import GIT_TIMEOUT, delivery_env, run_bounded, timeout_for
@@ -59,16 +64,19 @@ def _verb(args: tuple[str, ...]) -> str:
 
 
 def _git(
-    workspace: Path, *args: str, env: dict[str, str] | None = None, stdin: bytes | None = None
+    git_dir: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    stdin: bytes | None = None,
+    repo: Path | None = None,
 ) -> str:
+    """agentci's git on ``git_dir`` (pinned: nothing in the current folder makes git discover
+    another repository); ``repo`` when it is a repository agentci does not own (its drivers
+    are neutralised)."""
     done = run_bounded(
-        git_argv(args, repo=workspace / ".git"),
-        cwd=workspace,
-        # Pinned to the checkout's repository: nothing in the workspace makes git discover another.
-        env=git_env(
-            {"GIT_DIR": str(workspace / ".git"), "GIT_WORK_TREE": str(workspace), **(env or {})},
-            base=delivery_env(),
-        ),
+        git_argv(args, repo=repo),
+        cwd=git_dir,
+        env=git_env({"GIT_DIR": str(git_dir), **(env or {})}, base=delivery_env()),
         stdin=stdin,
         timeout=timeout_for(GIT_TIMEOUT),
         what=f"git {_verb(args)}",
@@ -80,29 +88,64 @@ def _git(
     return done.stdout.decode().strip()
 
 
-def commit_patch(workspace: Path, patch: bytes, message: str) -> str:
-    """A commit holding HEAD plus ``patch`` (the text of a patch.diff), made without touching
-    the checkout's index."""
+@dataclass
+class Scratch:
+    """A bare repository of agentci's own that reads the checkout's objects, and the commit
+    the checkout has checked out."""
+
+    git_dir: Path
+    head: str
+
+
+@contextmanager
+def scratch_repository(workspace: Path) -> Iterator[Scratch]:
+    """A bare repository in a temporary folder, with a config of agentci's own, that reads the
+    checkout's objects (``objects/info/alternates``) and its shallow list.
+
+    The commit and the push happen there: the checkout's config was the project's and the
+    agent's to write, and a network setting in it (``http.proxy`` with ``http.sslVerify``
+    off, ``url.<x>.insteadOf``, ``http.extraHeader``, a credential helper of its own) would
+    steer the push, and the token with it, elsewhere. Only the checkout's ``HEAD`` is read
+    from it."""
+    checkout = workspace / ".git"
+    head = _git(checkout, "rev-parse", "--verify", "--end-of-options", "HEAD^{commit}",
+                repo=checkout)  # fmt: skip
+    objects = objects_dir(checkout).resolve()
     with tempfile.TemporaryDirectory(prefix="agentci-deliver-") as tmp:
-        index = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
-        _git(workspace, "read-tree", "HEAD", env=index)
-        _git(workspace, "apply", "--cached", "--binary", "-", env=index, stdin=patch)
-        tree = _git(workspace, "write-tree", env=index)
-        who = {
-            "GIT_AUTHOR_NAME": BOT_NAME, "GIT_AUTHOR_EMAIL": BOT_EMAIL,
-            "GIT_COMMITTER_NAME": BOT_NAME, "GIT_COMMITTER_EMAIL": BOT_EMAIL,
-        }  # fmt: skip
-        return _git(workspace, "commit-tree", tree, "-p", "HEAD", "-F", "-", env=who,
-                    stdin=message.encode())  # fmt: skip
+        git_dir = Path(tmp) / "deliver.git"
+        _git(Path(tmp), "init", "-q", "--bare", "--template=", str(git_dir))
+        info = git_dir / "objects" / "info"
+        info.mkdir(parents=True, exist_ok=True)
+        (info / "alternates").write_bytes(os.fsencode(objects) + b"\n")
+        # a shallow clone (actions/checkout's default): history ends where the checkout's does
+        if (objects.parent / "shallow").is_file():
+            shutil.copyfile(objects.parent / "shallow", git_dir / "shallow", follow_symlinks=False)
+        yield Scratch(git_dir, head)
 
 
-def push_branch(workspace: Path, ctx: GitHubContext, gh: Gh, commit: str, branch: str) -> None:
-    """Force-push ``commit`` to ``branch`` of the repository, authenticated by gh."""
+def commit_patch(scratch: Scratch, patch: bytes, message: str) -> str:
+    """A commit holding the checkout's ``HEAD`` plus ``patch`` (the text of a patch.diff),
+    made in ``scratch``: the checkout's index and working tree are not touched."""
+    index = {"GIT_INDEX_FILE": str(scratch.git_dir / "agentci-index")}
+    _git(scratch.git_dir, "read-tree", scratch.head, env=index)
+    _git(scratch.git_dir, "apply", "--cached", "--binary", "-", env=index, stdin=patch)
+    tree = _git(scratch.git_dir, "write-tree", env=index)
+    who = {
+        "GIT_AUTHOR_NAME": BOT_NAME, "GIT_AUTHOR_EMAIL": BOT_EMAIL,
+        "GIT_COMMITTER_NAME": BOT_NAME, "GIT_COMMITTER_EMAIL": BOT_EMAIL,
+    }  # fmt: skip
+    return _git(scratch.git_dir, "commit-tree", tree, "-p", scratch.head, "-F", "-", env=who,
+                stdin=message.encode())  # fmt: skip
+
+
+def push_branch(scratch: Scratch, ctx: GitHubContext, gh: Gh, commit: str, branch: str) -> None:
+    """Force-push ``commit`` to ``branch`` of the repository from ``scratch``, authenticated
+    by gh."""
     url = f"{ctx.server_url}/{ctx.repository}.git"
     scheme = url.split(":", 1)[0].lower()  # agentci's git allows no protocol unless told
     helper = f"!{gh.exe} auth git-credential"
     env = {"GH_TOKEN": gh.env["GH_TOKEN"], "GH_PROMPT_DISABLED": "1", "GIT_TERMINAL_PROMPT": "0"}
-    _git(workspace, "-c", f"protocol.{scheme}.allow=always", "-c", "credential.helper=",
+    _git(scratch.git_dir, "-c", f"protocol.{scheme}.allow=always", "-c", "credential.helper=",
          "-c", f"credential.helper={helper}", "push", "--force", "--quiet", url, f"{commit}:refs/heads/{branch}", env=env)  # fmt: skip
 
 
