@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agentci import workspace_io
-from agentci.policy.gitconfig import read_text_masked
+from agentci.tools.file_io import read_text_masked
 from agentci.workspace_io import UnsafePath
 
 LINK = "a symbolic link (or a path through one), not followed"

@@ -25,9 +25,12 @@ import os
 import re
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agentci import workspace_io
 from agentci.policy.paths import git_dirs
+
+if TYPE_CHECKING:  # a type only: the file readers stay unloaded where no file is read
+    from agentci import workspace_io
 
 MASK = "***"
 CONFIG_NAMES = ("config", "config.worktree")
@@ -221,16 +224,3 @@ def mask_for_model(root: workspace_io.Root, rel: str, text: str) -> str:
     if is_config_file(base, base / rel):
         return sanitise(text)[0]
     return text
-
-
-def read_text_masked(
-    root: workspace_io.Root, rel: str, max_bytes: int, *, cut: bool = False
-) -> str:
-    """The file as text for the model (UTF-8, undecodable bytes replaced; with ``cut`` at most
-    ``max_bytes`` bytes, the last character whole), masked as :func:`mask_for_model` says."""
-    data = workspace_io.read_bytes(root, rel, max_bytes, cut=cut)
-    if len(data) > max_bytes:
-        text = data[:max_bytes].decode("utf-8", errors="ignore")
-    else:
-        text = data.decode("utf-8", errors="replace")
-    return mask_for_model(root, rel, text)

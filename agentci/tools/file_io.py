@@ -14,7 +14,9 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
+from agentci import workspace_io
 from agentci.errors import ToolFailure
+from agentci.policy.gitconfig import mask_for_model
 from agentci.policy.paths import Protected, anchored, resolve, verify_fd
 from agentci.tools.base import ToolContext
 from agentci.tools.truncation import SAVED_PREFIX
@@ -132,3 +134,17 @@ def refuse_lossy_overwrite(ctx: ToolContext, real: Path, rel: str, content: str)
             "content contains U+FFFD and would replace them. Use replace for the lines you "
             "change (it keeps those bytes), or run_shell_command"
         )
+
+
+def read_text_masked(
+    root: workspace_io.Root, rel: str, max_bytes: int, *, cut: bool = False
+) -> str:
+    """The file as text for the model (UTF-8, undecodable bytes replaced; with ``cut`` at most
+    ``max_bytes`` bytes, the last character whole), masked as
+    :func:`~agentci.policy.gitconfig.mask_for_model` says."""
+    data = workspace_io.read_bytes(root, rel, max_bytes, cut=cut)
+    if len(data) > max_bytes:
+        text = data[:max_bytes].decode("utf-8", errors="ignore")
+    else:
+        text = data.decode("utf-8", errors="replace")
+    return mask_for_model(root, rel, text)

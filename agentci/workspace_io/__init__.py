@@ -13,7 +13,7 @@ through this module:
   open) and checked with ``fstat``; FIFOs, devices, sockets and folders are refused, and so are
   hard-linked files (a hard link can make a file from elsewhere look like one of the workspace);
 * sizes are **bounded**: a caller names the most bytes it takes;
-* text headed for the model is **masked** as ``read_file`` masks it (:func:`read_text_masked`:
+* text headed for the model is **masked** as ``read_file`` masks it (:func:`agentci.tools.file_io.read_text_masked`:
   a repository config file loses its credentials, :func:`agentci.policy.gitconfig.sanitise`).
 
 Every refusal is a :class:`UnsafePath`, a :class:`~agentci.errors.ToolFailure`: a tool shows it

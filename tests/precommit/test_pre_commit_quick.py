@@ -51,6 +51,7 @@ HEAVY = [
     "yaml",  # the built-in recipe comes parsed (agentci.precommit.builtin_recipe)
     "asyncio",  # ruff runs without an event loop (agentci.childproc.run_blocking)
     "agentci.change.privgit",  # the commit is asked for, no snapshot taken
+    "agentci.workspace_io",  # the model's file readers: no model here
 ]
 
 
