@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentci.change.privgit import objects_dir
+from agentci.change.repo_dirs import objects_dir
 from agentci.delivery.context import DeliveryError, GitHubContext
 from agentci.delivery.gh import Gh
 from agentci.delivery.process import GIT_TIMEOUT, delivery_env, run_bounded, timeout_for
