@@ -38,6 +38,9 @@ class Change:
     nested_repos: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
     ignored_scan_truncated: bool = False
+    #: the object ids of each changed path, repository path -> (baseline's, this tree's): read
+    #: with the file list, so the patch needs no second diff of the trees
+    blobs: dict[str, tuple[str, str]] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def empty(self) -> bool:
@@ -68,11 +71,17 @@ def change_of(b: Baseline, snap: Snapshot) -> Change:
                     ignored_scan_truncated=snap.scan_truncated or b.ignored_truncated)  # fmt: skip
     if snap.tree == b.tree:
         return change
-    out = b.git.out(["diff", "--numstat", "-z", *_DIFF, *_relative(b), b.tree, snap.tree, "--",
-                     *b.pathspecs])  # fmt: skip
+    out = b.git.out(["diff", "--raw", "--no-abbrev", "--numstat", "-z", *_DIFF, *_relative(b),
+                     b.tree, snap.tree, "--", *b.pathspecs])  # fmt: skip
     files = []
-    for record in split_z(out):
-        parts = record.split("\t", 2)
+    records = iter(split_z(out))
+    pre = b.prefix + "/" if b.prefix else ""
+    for record in records:
+        if record.startswith(":"):  # --raw: ":old-mode new-mode old-id new-id status", path
+            head = record[1:].split()
+            change.blobs[pre + next(records, "")] = (head[2], head[3])
+            continue
+        parts = record.split("\t", 2)  # --numstat: "added deleted path"
         if len(parts) < 3:
             continue
         added, deleted, path = parts
@@ -97,13 +106,7 @@ def patch_text(
     if change.empty:
         return Patch("")
     pg = b.git
-    raw = pg.out(["diff-tree", "-r", "-z", "--raw", "--no-renames", b.tree, change.tree, "--",
-                  *b.pathspecs])  # fmt: skip
-    parts = split_z(raw)
-    ids: dict[str, tuple[str, str]] = {}
-    for i in range(0, len(parts) - 1, 2):
-        head = parts[i][1:].split()
-        ids[parts[i + 1]] = (head[2], head[3])
+    ids = change.blobs or _blob_ids(b, change)
     sizes = _sizes(b, {oid for pair in ids.values() for oid in pair})
     size = {path: max(sizes.get(o, 0), sizes.get(n, 0)) for path, (o, n) in ids.items()}
     omit = {p for p, n in size.items() if n > max_file}
@@ -122,6 +125,18 @@ def patch_text(
         text = pg.out(args).decode("utf-8", "surrogateescape")
     omitted = [{"path": b.rel(p) or p, "bytes": size[p]} for p in sorted(omit)]
     return Patch(text, omitted)
+
+
+def _blob_ids(b: Baseline, change: Change) -> dict[str, tuple[str, str]]:
+    """(baseline's id, the change's id) of each path the change holds (repository paths)."""
+    raw = b.git.out(["diff-tree", "-r", "-z", "--raw", "--no-renames", b.tree, change.tree, "--",
+                     *b.pathspecs])  # fmt: skip
+    parts = split_z(raw)
+    ids: dict[str, tuple[str, str]] = {}
+    for i in range(0, len(parts) - 1, 2):
+        head = parts[i][1:].split()
+        ids[parts[i + 1]] = (head[2], head[3])
+    return ids
 
 
 def _sizes(b: Baseline, ids: set[str]) -> dict[str, int]:

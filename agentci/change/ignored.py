@@ -14,7 +14,8 @@ place. A file the baseline's scan did not reach cannot be told from one the agen
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+import stat
+from collections.abc import Iterable
 from pathlib import Path
 
 from agentci.change.baseline import MAX_IGNORED_SCAN, Baseline, Fingerprint
@@ -134,48 +135,57 @@ def scan_ignored(
     tops = sorted({e.rstrip("/") for e in [*entries, *dropped]} - forced, key=scan_order)
     root = os.fspath(b.work_tree)
     for top in tops:
-        for rel, entry in _walk_sorted(root, top):
-            if rel in forced:
-                continue
-            if len(found) >= limit:
-                return found, True
-            try:
-                st = entry.stat(follow_symlinks=False) if entry else os.lstat(f"{root}/{rel}")
-            except OSError:
-                continue
-            found[rel] = _fp(st)
+        if _scan(root, top, forced, limit, found):
+            return found, True
     return found, False
 
 
-def _walk_sorted(root: str, top: str) -> Iterator[tuple[str, os.DirEntry[str] | None]]:
-    """``top`` when it is not a folder, else every non-folder beneath it (a link is not
-    followed), in :func:`scan_order`; each with its directory entry (None for ``top``)."""
-    path = f"{root}/{top}"
+def _scan(root: str, top: str, forced: set[str], limit: int, found: dict[str, Fingerprint]) -> bool:
+    """Fingerprint ``top`` when it is not a folder, else every non-folder beneath it (a link is
+    not followed), in :func:`scan_order`, into ``found``; the ``forced`` paths are skipped.
+    True when ``found`` reached ``limit`` before the end (the scan is cut short)."""
     try:
-        if os.path.islink(path) or not os.path.isdir(path):
-            yield top, None
-            return
+        st = os.lstat(f"{root}/{top}")
     except OSError:
-        return
-    stack = [iter(_listing(root, top))]
+        return False
+    if not stat.S_ISDIR(st.st_mode):
+        if len(found) >= limit:
+            return True
+        found[top] = _fp(st)
+        return False
+    stack = [(top, iter(_sorted_entries(f"{root}/{top}")))]
     while stack:
-        item = next(stack[-1], None)
-        if item is None:
-            stack.pop()
-        elif item[1]:
-            stack.append(iter(_listing(root, item[0])))
+        rel, entries = stack[-1]
+        for entry in entries:
+            path = f"{rel}/{entry.name}"
+            if entry.is_dir(follow_symlinks=False):  # walked at its place among its siblings
+                stack.append((path, iter(_sorted_entries(f"{root}/{path}"))))
+                break
+            if path in forced:
+                continue
+            if len(found) >= limit:
+                return True
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            found[path] = (st.st_size, st.st_mtime_ns, st.st_ino, st.st_mode)
         else:
-            yield item[0], item[2]
+            stack.pop()
+    return False
 
 
-def _listing(root: str, rel: str) -> list[tuple[str, bool, os.DirEntry[str]]]:
-    """(path, is a folder, entry) of each entry of a folder, names sorted."""
+def _sorted_entries(folder: str) -> list[os.DirEntry[str]]:
+    """The entries of ``folder``, names sorted (none when it cannot be read)."""
     try:
-        with os.scandir(f"{root}/{rel}") as it:
-            entries = sorted((e.name, e.is_dir(follow_symlinks=False), e) for e in it)
+        with os.scandir(folder) as it:
+            return sorted(it, key=_name)
     except OSError:
         return []
-    return [(f"{rel}/{name}", is_dir, e) for name, is_dir, e in entries]
+
+
+def _name(entry: os.DirEntry[str]) -> str:
+    return entry.name
 
 
 def _fp(st: os.stat_result) -> Fingerprint:

@@ -186,6 +186,9 @@ def create(git_dir: Path, work_tree: Path) -> PrivateGit:
     filemode = "false" if os.name == "nt" else "true"
     with open(git_dir / "config", "a", encoding="utf-8") as config:
         config.write(f"[core]\n\tbare = false\n\tfilemode = {filemode}\n\tquotepath = true\n")
+        # the split index (agentci.change.walk): a shared index no index uses is deleted as
+        # soon as a new one is written (one private index is split, nothing else shares them)
+        config.write("[splitIndex]\n\tsharedIndexExpire = now\n")
     info = git_dir / "info"
     info.mkdir(exist_ok=True)
     (info / "attributes").write_text(ATTRIBUTES)

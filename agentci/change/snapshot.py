@@ -241,7 +241,9 @@ def take(b: Baseline) -> Snapshot:
     if not b.raw and walk.nested:  # the baseline: the user's own clones, as gitlinks to adopt
         _, err = pg.run(["add", "--ignore-errors", "--", *walk.nested], literal=True, ok=(0, 1))
         unreadable = _add_problems(err)[0]
-    if not update_index(pg, walk):  # git refused a path: add -A names each one it skips
+    # the baseline makes the index a split index: later snapshots write only what changed
+    split = not b.raw and not any(b.git_dir.glob("sharedindex.*"))
+    if not update_index(pg, walk, split=split):  # git refused a path: add -A names each one
         _, err = pg.run(["add", "-A", "--ignore-errors", "--", *specs], ok=(0, 1))
         unreadable, more = _add_problems(err)
         nested += more

@@ -8,8 +8,14 @@ the work tree since the private index (the last snapshot), what is new, and what
 the changed and new paths go to ``git update-index --add --remove --replace -z --stdin`` and
 the index then holds what ``git add -A`` would have put there.
 
-The private git dir's ``HEAD`` is a commit of the index's tree (:func:`set_head`), so that the
-status's index-vs-HEAD half is empty and cheap. A nested repository shows as an untracked
+The private index is a split index (``git update-index --split-index`` at the baseline): the
+entries of the baseline stay in a shared index file and each later write of the index
+(``update-index``, ``write-tree``) writes only the entries that changed since, not all of a
+large tree's entries again.
+
+The private git dir's ``HEAD`` is a commit of the index's tree (:func:`set_head`, written by
+agentci as a loose object: no git process), so that the status's index-vs-HEAD half is empty and
+cheap. A nested repository shows as an untracked
 folder (``? lib/``): it is never added (the baseline adopts the user's own clones, see
 :mod:`~agentci.change.submodules`). Anything ``update-index`` refuses (an unreadable file, a
 path beyond a link, a named pipe or socket where a tracked file was) makes the caller fall back
@@ -18,6 +24,10 @@ to ``git add -A --ignore-errors``, which reports each such file by name.
 
 from __future__ import annotations
 
+import hashlib
+import os
+import tempfile
+import zlib
 from dataclasses import dataclass, field
 
 from agentci.change.privgit import GitFailed, PrivateGit, encode_paths
@@ -25,15 +35,12 @@ from agentci.change.privgit import GitFailed, PrivateGit, encode_paths
 #: Fields of a porcelain v2 record before its path: ordinary (``1``), renamed (``2``), unmerged.
 _FIELDS = {"1": 8, "2": 9, "u": 10}
 
-#: The identity of the commits that carry a snapshot's tree as the private ``HEAD``.
-_IDENTITY = {
-    "GIT_AUTHOR_NAME": "agentci",
-    "GIT_AUTHOR_EMAIL": "agentci@localhost",
-    "GIT_AUTHOR_DATE": "1700000000 +0000",
-    "GIT_COMMITTER_NAME": "agentci",
-    "GIT_COMMITTER_EMAIL": "agentci@localhost",
-    "GIT_COMMITTER_DATE": "1700000000 +0000",
-}
+#: (name, email, date) of the author and committer of the commits that carry a snapshot's tree
+#: as the private ``HEAD``.
+AUTHOR = ("agentci", "agentci@localhost", "1700000000 +0000")
+IDENTITY = f"{AUTHOR[0]} <{AUTHOR[1]}> {AUTHOR[2]}"
+#: Their message.
+MESSAGE = "agentci snapshot"
 
 
 @dataclass
@@ -84,21 +91,41 @@ def parse(out: bytes) -> Walk:
     return walk
 
 
-def update_index(pg: PrivateGit, walk: Walk) -> bool:
+def update_index(pg: PrivateGit, walk: Walk, *, split: bool = False) -> bool:
     """Put the walk's changed and new paths into the private index. False when git refused a
-    path (nothing is written then: the caller falls back to ``git add -A``)."""
+    path (nothing is written then: the caller falls back to ``git add -A``). ``split`` (the
+    baseline): write the index as a split index (see the module), even when no path changed."""
     paths = [*walk.changed, *walk.new]
-    if not paths:
+    if not paths and not split:
         return True
+    flags = ["--split-index"] if split else []
     try:
-        pg.run(["update-index", "--add", "--remove", "--replace", "-z", "--stdin"],
+        pg.run(["update-index", *flags, "--add", "--remove", "--replace", "-z", "--stdin"],
                stdin=encode_paths(paths))  # fmt: skip
     except GitFailed:
         return False
     return True
 
 
+def commit_object(tree: str) -> bytes:
+    """The bytes of the commit :func:`set_head` stores for ``tree`` (what ``git commit-tree
+    TREE -m 'agentci snapshot'`` makes with :data:`IDENTITY` as author and committer)."""
+    body = f"tree {tree}\nauthor {IDENTITY}\ncommitter {IDENTITY}\n\n{MESSAGE}\n".encode()
+    return b"commit %d\0" % len(body) + body
+
+
 def set_head(pg: PrivateGit, tree: str) -> None:
-    """Make the private ``HEAD`` a commit of ``tree`` (the status's index half is then empty)."""
-    commit = pg.out(["commit-tree", tree, "-m", "agentci snapshot"], env=_IDENTITY)
-    (pg.git_dir / "HEAD").write_bytes(commit.strip() + b"\n")
+    """Make the private ``HEAD`` a commit of ``tree`` (the status's index half is then empty).
+    The commit is written here as a loose object, hashed as the tree's id is (SHA-1, or
+    SHA-256 for a 64-digit id): a git process would cost more than the object."""
+    data = commit_object(tree)
+    oid = (hashlib.sha256 if len(tree) == 64 else hashlib.sha1)(data).hexdigest()
+    folder = pg.git_dir / "objects" / oid[:2]
+    path = folder / oid[2:]
+    if not path.exists():
+        folder.mkdir(exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix="tmp_obj_", dir=folder)
+        with os.fdopen(fd, "wb") as out:
+            out.write(zlib.compress(data))
+        os.replace(tmp, path)
+    (pg.git_dir / "HEAD").write_text(oid + "\n")
