@@ -13,13 +13,21 @@ from agentci.providers.gemini import GeminiProvider
 from agentci.recipe.model_config import ModelConfig, RetryConfig
 from agentci.testing.fake_gemini import FakeGemini
 
+#: Retries without waiting (``Sleeps`` records the delays). The timeouts are long: a test that
+#: is not about them must not see one fire because the machine is busy. The first call of a
+#: worker process imports the SDK inside the first-chunk timer (``import openai`` alone took
+#: 5-6.5 s on a loaded 2-core runner), and a process kept off the CPU for half a second
+#: would trip a short inactivity timer between two chunks the fake already sent. A test of a
+#: timeout sets its own (:data:`STALL_RETRY`).
 FAST_RETRY = RetryConfig(
     attempts=3,
     initial_delay_seconds=0.01,
     max_delay_seconds=0.05,
-    request_timeout_seconds=5,
-    stream_idle_timeout_seconds=0.5,
+    request_timeout_seconds=120,
+    stream_idle_timeout_seconds=120,
 )
+#: A short inactivity timeout, for a test whose stream stalls far longer than it.
+STALL_RETRY = FAST_RETRY.model_copy(update={"stream_idle_timeout_seconds": 0.5})
 TOOLS = [
     ToolSpec(
         "read_file",

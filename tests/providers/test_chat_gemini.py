@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from gemini_helpers import Sleeps, make_chat, model_config, request, run
+from gemini_helpers import STALL_RETRY, Sleeps, make_chat, model_config, request, run
 from google.genai import types
 
 from agentci.errors import (
@@ -149,8 +149,9 @@ def test_malformed_chunk_is_retried(fake: FakeGemini, raw_path: bool) -> None:
 
 
 def test_stalled_stream_times_out_and_is_retried(fake: FakeGemini, raw_path: bool) -> None:
-    fake.add({"text": "a", "stall_after": 1, "stall_seconds": 5}, {"text": "b"})
-    res = run(make_chat(fake, raw_path=raw_path), request("hi"))
+    # the stall outlasts the 0.5 s timer by far (stopping the fake server ends it)
+    fake.add({"text": "a", "stall_after": 1, "stall_seconds": 600}, {"text": "b"})
+    res = run(make_chat(fake, raw_path=raw_path, retry=STALL_RETRY), request("hi"))
     assert res.error is None and "stalled" in res.events("retry")[0].reason
     assert res.final_parts() == [TextPart("b")]
 
