@@ -128,6 +128,9 @@ def test_shards_k_of_n_split_the_tasks_round_robin(tmp_path: Path):
     assert "--shard nope: selects no task" in bad.stderr
 
 
+# its own waits allow 120 s for the four tasks to start and 120 s for the batch to end: the
+# project's 120 s per test would cut it short first on a loaded runner (50 s here at load ~20)
+@pytest.mark.timeout(300)
 def test_sigterm_stops_every_task_and_each_writes_its_outputs(tmp_path: Path):
     marker = f"1037.{os.getpid()}"  # a unique sleep: each task's model runs it, then waits
     sleeper = [{"calls": [{"name": "run_shell_command", "args": {"command": f"sleep {marker}"}}]},
