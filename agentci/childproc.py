@@ -11,7 +11,6 @@ import contextlib
 import os
 import resource
 import selectors
-import signal
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -19,6 +18,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
+
+from agentci.process_groups import RUNNING_GROUPS, kill_group
 
 #: Python's bytecode prefix for the commands agentci starts (``PYTHONPYCACHEPREFIX``, set by
 #: :data:`agentci.policy.env.NO_CACHES`): a folder in the sandbox's own private ``/tmp``, where
@@ -130,31 +131,6 @@ def limited_argv(command: str, max_file_bytes: int, max_processes: int) -> list[
         f'ulimit -u {nproc} 2>/dev/null; exec bash -c "$1"'
     )
     return ["bash", "-c", prelude, "bash", command]
-
-
-#: Process groups of the commands running now (a second signal kills them before exiting).
-RUNNING_GROUPS: set[int] = set()
-
-
-def kill_running_groups() -> None:
-    """Kill every command still running (used when agentci must exit at once), including one
-    still being started: any child of ours that leads its own process group."""
-    pids = set(RUNNING_GROUPS)
-    children: list[int] = []
-    with contextlib.suppress(OSError):  # Linux; elsewhere the registry alone
-        for task in Path(f"/proc/{os.getpid()}/task").iterdir():
-            children += [int(c) for c in (task / "children").read_text().split()]
-    for child in children:
-        with contextlib.suppress(OSError):
-            if os.getpgid(child) == child:
-                pids.add(child)
-    for pid in pids:
-        kill_group(pid)
-
-
-def kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
 
 
 #: Seconds between looks at ``stop`` and the child's exit while :func:`run_blocking` waits.

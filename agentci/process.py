@@ -4,7 +4,8 @@ output, limits.
 Used by ``run_shell_command`` and by the recipe's setup and verify commands (which run
 outside the policy). The command runs under ``bash -c`` in a new session (its own process
 group); on timeout, on asyncio cancellation and when the command ends, the whole group is
-killed, so nothing it started outlives it. In the bubblewrap sandbox the whole PID
+killed, with every group led below it (:mod:`agentci.process_groups`), so nothing it started
+outlives it. In the bubblewrap sandbox the whole PID
 namespace goes with it. The parts that need no event loop (the limits, the capped output, the
 result) are :mod:`agentci.childproc`'s.
 """
@@ -21,15 +22,25 @@ from agentci.childproc import (
     DEFAULT_MAX_FILE_BYTES,
     DEFAULT_MAX_OUTPUT_BYTES,
     DEFAULT_MAX_PROCESSES,
-    RUNNING_GROUPS,
     HeadTailBuffer,
     Launcher,
     ProcessResult,
     host_env,
-    kill_group,
     limited_argv,
 )
+from agentci.process_groups import RUNNING_GROUPS, kill_group
 from agentci.reaper import dying_with_parent
+
+
+async def _exit_status(proc: asyncio.subprocess.Process) -> None:
+    """Wait, a few seconds at most, for the exit status of a process whose group was killed.
+    Not ``proc.wait()``: asyncio's also waits for the output pipe to close, which a process
+    out of reach of the kill holds open for as long as it runs (a daemon, or a sandbox that
+    outlived its bubblewrap, :mod:`agentci.process_groups`)."""
+    for _ in range(100):
+        if proc.returncode is not None:
+            return
+        await asyncio.sleep(0.05)
 
 
 async def _feed(pipe: asyncio.StreamWriter | None, data: bytes) -> None:
@@ -94,7 +105,7 @@ async def run_process(
             with contextlib.suppress(Exception):
                 started = await creating
                 kill_group(started.pid)
-                await started.wait()
+                await _exit_status(started)
             raise
     RUNNING_GROUPS.add(proc.pid)
     buf = HeadTailBuffer(output_cap)
@@ -131,10 +142,7 @@ async def run_process(
     except asyncio.TimeoutError:
         timed_out = True
         kill_group(proc.pid)
-        for _ in range(100):  # not proc.wait(): an escaped child may hold the pipe
-            if proc.returncode is not None:
-                break
-            await asyncio.sleep(0.05)
+        await _exit_status(proc)
         code = None
     except BaseException:
         kill_group(proc.pid)
@@ -142,8 +150,8 @@ async def run_process(
         reader.cancel()
         if feeder is not None:
             feeder.cancel()
-        with contextlib.suppress(BaseException):
-            await asyncio.shield(proc.wait())
+        with contextlib.suppress(BaseException):  # a second cancellation: leave now
+            await _exit_status(proc)
         raise
     RUNNING_GROUPS.discard(proc.pid)
     if feeder is not None:

@@ -21,12 +21,12 @@ from typing import Any
 from agentci.batch.progress import Board, console_mode
 from agentci.batch.runner import BatchRunner
 from agentci.batch.select import BatchTask, load_tasks, select_shard
-from agentci.childproc import kill_running_groups
 from agentci.errors import InvalidInput
 from agentci.events.lifecycle_events import RunFinished
 from agentci.events.sinks import tell
 from agentci.outcome import Status, exit_code_for
 from agentci.policy.env import hide_initial_environ, make_undumpable
+from agentci.process_groups import kill_running_groups
 from agentci.recipe.load import load_recipe
 from agentci.reports.outdir import prepare_out_dir
 from agentci.reports.redact import Redactor, neutralise_workflow_commands

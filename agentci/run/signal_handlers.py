@@ -13,9 +13,9 @@ import os
 import signal
 from collections.abc import Callable
 
-from agentci.childproc import kill_running_groups
 from agentci.events.lifecycle_events import RunFinished
 from agentci.outcome import Status, exit_code_for
+from agentci.process_groups import kill_running_groups
 from agentci.reports.report import RunReport
 from agentci.run import early
 from agentci.run.runner import Runner
