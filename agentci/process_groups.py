@@ -62,7 +62,11 @@ def kill_group(pid: int) -> None:
     """Kill the process group ``pid`` leads and every group led below its leader (see the
     module docstring); a group that has ended already is fine."""
     _signal_group(pid, signal.SIGSTOP)  # no fork in the group while its tree is read
-    for below in _descendants(pid):
+    try:
+        leads = os.getpgid(pid) == pid  # not a reaped leader's pid that another process reuses
+    except OSError:
+        leads = False
+    for below in _descendants(pid) if leads else []:
         with contextlib.suppress(OSError):
             pgid = os.getpgid(below)
             if pgid != pid:  # it left the group: its own group goes too
