@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from agentci.policy.env import child_env
@@ -25,10 +26,10 @@ def _running(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def _wait_until(predicate: object, what: str, timeout: float = 30.0) -> None:
+def _wait_until(predicate: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
     """Poll ``predicate`` (a readiness wait, not a timing assertion)."""
     deadline = time.monotonic() + timeout
-    while not predicate():  # type: ignore[operator]
+    while not predicate():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.02)
 
