@@ -15,15 +15,24 @@ agentci's secrets in reach. So agentci's git:
   ``core.attributesFile``, ``core.pager``/``core.editor``/``core.askPass``/``core.sshCommand``,
   ``diff.external``, ``credential.helper``, ``gpg.program``, ``protocol.allow`` …;
 * neutralises the per-name drivers a repository config may define (``filter.<x>.clean``/
-  ``smudge``/``process``, ``diff.<x>.textconv``/``command``, ``merge.<x>.driver``): pass the
-  repository's git dir as ``repo`` and each one found is overridden with a harmless value
-  (``cat`` for filters and textconv, ``false`` otherwise), whatever attributes select it.
+  ``smudge``/``process``, ``diff.<x>.textconv``/``command``, ``merge.<x>.driver``) and a
+  ``diff.external`` it sets: pass the repository's git dir as ``repo`` and each one that its
+  config files or *any* file they include (``include.path``, ``includeIf`` whatever its
+  condition: :mod:`agentci.gitdrivers`) defines is overridden with a harmless value (no
+  filter, ``cat`` for textconv, ``false`` otherwise), whatever attributes select it. These
+  go in the environment only, as (key, value) pairs: a driver named ``a=b`` is a key
+  ``filter.a=b.smudge`` there, where ``-c filter.a=b.smudge=cat`` would set ``filter.a``.
 
 The same keys also go in the environment (``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_n``/
 ``GIT_CONFIG_VALUE_n``, :func:`config_env`), so a git that git itself starts gets them too; and
 :func:`run_git` given a repository's git dir pins git to it (``GIT_DIR``/``GIT_WORK_TREE``):
 it never discovers a repository from its working directory. The model's read-only git
-commands get :data:`TOOL_CONFIG` the same way (:mod:`agentci.policy.gitpin`).
+commands and hooks get :data:`TOOL_CONFIG` and the drivers neutralised the same way
+(:mod:`agentci.policy.gitpin`, :mod:`agentci.hooks.env`).
+
+What stays open: a config file changed between agentci listing it and git reading it (no
+agent runs while agentci's own git does, but a batch's other tasks do; a repository config
+that includes a file in another task's workspace could change under it).
 
 Callers that work in a private git dir of their own (:mod:`agentci.change.patch`) need no
 ``repo`` scan: that config is agentci's, and only the working tree is the agent's.
@@ -32,50 +41,56 @@ Callers that work in a private git dir of their own (:mod:`agentci.change.patch`
 from __future__ import annotations
 
 import os
-import re
-import stat
+import shlex
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from agentci.gitdrivers import driver_names
 from agentci.hostprog import host_program
 
-#: ``-c`` overrides on every git call agentci makes.
-SAFE_CONFIG: tuple[str, ...] = (
-    "core.fsmonitor=false",
-    "core.hooksPath=/dev/null",
-    "core.attributesFile=/dev/null",
-    "core.excludesFile=/dev/null",
-    "core.untrackedCache=false",
-    "core.pager=cat",
-    "core.editor=true",
-    "core.askPass=true",
-    "core.sshCommand=false",
-    "core.gitProxy=false",
-    "core.alternateRefsCommand=true",
-    "core.autocrlf=false",
-    "core.safecrlf=false",
-    "credential.helper=",
-    "diff.external=false",  # fails loudly: diff callers pass --no-ext-diff
-    "gpg.program=false",
-    "gpg.ssh.program=false",
-    "gpg.x509.program=false",
-    "commit.gpgSign=false",
-    "tag.gpgSign=false",
-    "protocol.allow=never",
-    "submodule.recurse=false",
-    "gc.auto=0",
-    "maintenance.auto=false",
-    "color.ui=false",
+#: A config key and its value, carried as a pair from end to end: a driver's name may hold
+#: ``=`` (``[filter "a=b"]``), so ``key=value`` text cannot be split back.
+ConfigItem = tuple[str, str]
+
+#: Overrides on every git call agentci makes (``-c`` and ``GIT_CONFIG_*``).
+SAFE_CONFIG: tuple[ConfigItem, ...] = (
+    ("core.fsmonitor", "false"),
+    ("core.hooksPath", "/dev/null"),
+    ("core.attributesFile", "/dev/null"),
+    ("core.excludesFile", "/dev/null"),
+    ("core.untrackedCache", "false"),
+    ("core.pager", "cat"),
+    ("core.editor", "true"),
+    ("core.askPass", "true"),
+    ("core.sshCommand", "false"),
+    ("core.gitProxy", "false"),
+    ("core.alternateRefsCommand", "true"),
+    ("core.autocrlf", "false"),
+    ("core.safecrlf", "false"),
+    ("credential.helper", ""),
+    ("diff.external", "false"),  # fails loudly: diff callers pass --no-ext-diff
+    ("gpg.program", "false"),
+    ("gpg.ssh.program", "false"),
+    ("gpg.x509.program", "false"),
+    ("commit.gpgSign", "false"),
+    ("tag.gpgSign", "false"),
+    ("protocol.allow", "never"),
+    ("submodule.recurse", "false"),
+    ("gc.auto", "0"),
+    ("maintenance.auto", "false"),
+    ("color.ui", "false"),
 )
 
 #: Keys of :data:`SAFE_CONFIG` that change no output a reader of the repository expects: the
-#: model's read-only git commands get these (an external diff, line-ending conversion, the
-#: user's excludes and colours stay as the repository has them).
-TOOL_CONFIG: tuple[str, ...] = tuple(
+#: model's read-only git commands and hooks get these (line-ending conversion, the user's
+#: excludes and colours stay as the repository has them). ``diff.external`` is left out too:
+#: no value of it means "none", so it is overridden (:func:`driver_overrides`) only where a
+#: repository's config sets it, and a plain ``git diff`` elsewhere keeps working.
+TOOL_CONFIG: tuple[ConfigItem, ...] = tuple(
     item
     for item in SAFE_CONFIG
-    if item.split("=", 1)[0]
+    if item[0]
     not in {"diff.external", "core.autocrlf", "core.safecrlf", "core.excludesFile", "color.ui"}
 )
 
@@ -93,109 +108,65 @@ FORCED_ENV: dict[str, str] = {
     "LC_ALL": "C",
 }
 
-_DRIVER = re.compile(
-    r"^(filter\..+\.(?:clean|smudge|process|required)"
-    r"|diff\..+\.(?:textconv|command)"
-    r"|merge\..+\.(?:driver|recursive))$",
-    re.I,
-)
 
-
-def config_env(items: Sequence[str]) -> dict[str, str]:
-    """``key=value`` items as ``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n``:
+def config_env(items: Sequence[ConfigItem]) -> dict[str, str]:
+    """(key, value) items as ``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n``:
     config of the command-line level that every git process started with it (and every git
-    those start) reads, above the repository's own config."""
+    those start) reads, above the repository's own config. git takes each key and value
+    verbatim (a key with ``=``, quotes or spaces in its subsection too; one git cannot take,
+    with a newline, makes git stop with an error: nothing runs)."""
     env = {"GIT_CONFIG_COUNT": str(len(items))}
-    for n, item in enumerate(items):
-        key, _, value = item.partition("=")
+    for n, (key, value) in enumerate(items):
         env[f"GIT_CONFIG_KEY_{n}"] = key
         env[f"GIT_CONFIG_VALUE_{n}"] = value
     return env
 
 
 def git_env(
-    extra: Mapping[str, str] | None = None, *, base: Mapping[str, str] | None = None
+    extra: Mapping[str, str] | None = None,
+    *,
+    base: Mapping[str, str] | None = None,
+    repo: Path | None = None,
 ) -> dict[str, str]:
     """agentci's environment (or ``base``) without any ``GIT_*`` variable, plus
-    :data:`FORCED_ENV`, :data:`SAFE_CONFIG` (:func:`config_env`) and ``extra`` (e.g.
+    :data:`FORCED_ENV`, :data:`SAFE_CONFIG` (:func:`config_env`), for the git dir ``repo``
+    its drivers neutralised (:func:`driver_overrides`), and ``extra`` (e.g.
     ``GIT_DIR``/``GIT_WORK_TREE``/``GIT_INDEX_FILE`` of a private git dir)."""
     source = os.environ if base is None else base
     env = {k: v for k, v in source.items() if not k.startswith("GIT_")}
     env.update(FORCED_ENV)
-    env.update(config_env(SAFE_CONFIG))
+    items = list(SAFE_CONFIG)
+    if repo is not None:
+        items += driver_overrides(repo)
+    env.update(config_env(items))
     if extra:
         env.update(extra)
     return env
 
 
-def _config_files(git_dir: Path) -> list[Path]:
-    files = [git_dir / "config", git_dir / "config.worktree"]
-    common = git_dir / "commondir"
-    if common.is_file():
-        base = (git_dir / common.read_text().strip()).resolve()
-        files += [base / "config", base / "config.worktree"]
-    return [f for f in files if f.is_file()]
+def _program(name: str) -> str:
+    """``name``'s absolute path (:func:`host_program`), quoted for the shell git may use."""
+    return shlex.quote(host_program(name) or name)
 
 
-#: The key names of config files read so far, by path and exact content (files without an
-#: include only; :func:`_config_names`).
-_NAMES: dict[tuple[str, bytes], list[str]] = {}
-_NAMES_KEPT = 64
-
-
-def _read(path: Path, limit: int = 1 << 20) -> bytes | None:
-    """The bytes of the regular file ``path`` (None: not one, unreadable or over ``limit``)."""
-    try:
-        with open(path, "rb", opener=lambda p, f: os.open(p, f | os.O_NONBLOCK)) as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                return None
-            data = fh.read(limit + 1)
-    except OSError:
-        return None
-    return data if len(data) <= limit else None
-
-
-def _config_names(path: Path) -> list[str]:
-    """The key names git lists for the config file ``path`` (its includes followed). A file
-    read before with the same bytes, and including no other file, is not read by git again:
-    a batch's tasks ask for the same repository's config over and over (several git processes
-    a task)."""
-    before = _read(path)
-    cacheable = before is not None and b"include" not in before.lower()
-    key = (str(path), before or b"")
-    if cacheable and key in _NAMES:
-        return _NAMES[key]
-    done = subprocess.run(
-        [git_program(), "config", "--file", str(path), "--includes", "--name-only", "--list"],
-        env=git_env(),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    names = done.stdout.splitlines()
-    if cacheable and done.returncode == 0 and _read(path) == before:  # unchanged meanwhile
-        if len(_NAMES) >= _NAMES_KEPT:
-            _NAMES.clear()
-        _NAMES[key] = names
-    return names
-
-
-def driver_overrides(git_dir: Path) -> list[str]:
-    """``-c`` values neutralising every filter, diff and merge driver ``git_dir``'s config
-    files (and the files they include) define. Reading a config file runs nothing."""
-    out: list[str] = []
-    for f in _config_files(git_dir):
-        for name in _config_names(f):
-            if not _DRIVER.match(name):
-                continue
-            key = name.rsplit(".", 1)[1].lower()
-            value = {"clean": "cat", "smudge": "cat", "textconv": "cat", "required": "false"}
-            item = f"{name}={value.get(key, 'false')}"
-            if key == "process":
-                item = f"{name}="
-            if item not in out:
-                out.append(item)
+def driver_overrides(git_dir: Path) -> list[ConfigItem]:
+    """(key, value) overrides neutralising every filter, diff and merge driver (and a
+    ``diff.external``) that ``git_dir``'s config files, or any file they include under any
+    condition, define (:func:`agentci.gitdrivers.driver_names`): filters do nothing (an empty
+    command: the bytes pass unchanged), textconv is ``cat``, a diff command, external diff or
+    merge driver is ``false`` (git reports it failed). Reading config runs nothing."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(FORCED_ENV)
+    out: list[ConfigItem] = []
+    for name in driver_names(git_dir, git=git_program(), env=env):
+        kind = name.rsplit(".", 1)[1].lower()
+        if kind in ("clean", "smudge", "process"):
+            value = ""
+        elif kind == "textconv":
+            value = _program("cat")
+        else:  # required, command, external, driver, recursive
+            value = _program("false") if kind != "required" else "false"
+        out.append((name, value))
     return out
 
 
@@ -207,15 +178,13 @@ def git_program() -> str:
     return host_program("git") or "git"
 
 
-def git_argv(args: Sequence[str], *, repo: Path | None = None) -> list[str]:
-    """``git`` (:func:`git_program`) with :data:`SAFE_CONFIG` (and, for ``repo``'s git dir,
-    its drivers neutralised) before ``args``."""
+def git_argv(args: Sequence[str]) -> list[str]:
+    """``git`` (:func:`git_program`) with :data:`SAFE_CONFIG` as ``-c`` options before
+    ``args``. A repository's drivers are neutralised in the environment (``git_env(...,
+    repo=...)``): a driver's name may hold ``=``, which ``-c`` cannot carry."""
     argv = [git_program()]
-    for item in SAFE_CONFIG:
-        argv += ["-c", item]
-    if repo is not None:
-        for item in driver_overrides(repo):
-            argv += ["-c", item]
+    for key, value in SAFE_CONFIG:
+        argv += ["-c", f"{key}={value}"]
     return [*argv, *args]
 
 
@@ -237,9 +206,9 @@ def run_git(
     if repo is not None:
         pin = {"GIT_DIR": str(repo), "GIT_WORK_TREE": str(cwd)}
     return subprocess.run(
-        git_argv(args, repo=repo),
+        git_argv(args),
         cwd=cwd,
-        env=git_env({**pin, **(extra_env or {})}),
+        env=git_env({**pin, **(extra_env or {})}, repo=repo),
         stdin=subprocess.DEVNULL,
         capture_output=True,
         check=False,

@@ -85,10 +85,11 @@ class Repo:
             done = run_git(list(args), cwd=self.top, repo=self.git_dir)
         else:
             done = subprocess.run(
-                git_argv(list(args), repo=self.git_dir),
+                git_argv(list(args)),
                 cwd=self.top,
                 env=git_env(
-                    {"GIT_DIR": str(self.git_dir), "GIT_WORK_TREE": str(self.top), **(env or {})}
+                    {"GIT_DIR": str(self.git_dir), "GIT_WORK_TREE": str(self.top), **(env or {})},
+                    repo=self.git_dir,
                 ),
                 input=stdin or b"",
                 capture_output=True,

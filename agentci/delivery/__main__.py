@@ -37,9 +37,11 @@ def _say(kind: str, text: str, title: str = "agentci delivery") -> None:
 
 
 def _head(workspace: Path) -> str:
-    env = git_env({"GIT_DIR": str(workspace / ".git")}, base=delivery_env())
+    env = git_env(
+        {"GIT_DIR": str(workspace / ".git")}, base=delivery_env(), repo=workspace / ".git"
+    )
     try:
-        done = run_bounded(git_argv(["rev-parse", "HEAD"], repo=workspace / ".git"), cwd=workspace,
+        done = run_bounded(git_argv(["rev-parse", "HEAD"]), cwd=workspace,
                            env=env, timeout=timeout_for(GIT_TIMEOUT), what="git rev-parse")  # fmt: skip
     except DeliveryError:
         return ""

@@ -74,9 +74,9 @@ def _git(
     another repository); ``repo`` when it is a repository agentci does not own (its drivers
     are neutralised)."""
     done = run_bounded(
-        git_argv(args, repo=repo),
+        git_argv(args),
         cwd=git_dir,
-        env=git_env({"GIT_DIR": str(git_dir), **(env or {})}, base=delivery_env()),
+        env=git_env({"GIT_DIR": str(git_dir), **(env or {})}, base=delivery_env(), repo=repo),
         stdin=stdin,
         timeout=timeout_for(GIT_TIMEOUT),
         what=f"git {_verb(args)}",

@@ -12,9 +12,13 @@ workspace's own config. So every hook gets:
   ``safe.bareRepository=explicit``: no discovery above them, no bare repository found by
   walking into it;
 * the keys the model's read-only git gets (:data:`agentci.gitenv.TOOL_CONFIG`:
-  ``core.fsmonitor=false``, no hooks, pager, editor, gpg, credential helper, …) and the
-  repository config's drivers neutralised, through ``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_<n>``/
-  ``GIT_CONFIG_VALUE_<n>`` (:func:`agentci.gitenv.config_env`), which outrank every config
+  ``core.fsmonitor=false``, no hooks, pager, editor, gpg, credential helper, …) and every
+  filter, diff and merge driver and ``diff.external`` that the repository's config, or any
+  file it includes under any condition, defines neutralised
+  (:func:`agentci.gitenv.driver_overrides`: a ``git diff`` in a repository whose config sets
+  ``diff.external`` fails instead of running it), through ``GIT_CONFIG_COUNT``/
+  ``GIT_CONFIG_KEY_<n>``/``GIT_CONFIG_VALUE_<n>`` (:func:`agentci.gitenv.config_env`, keys
+  and values as pairs: a driver named ``a=b`` is overridden too), which outrank every config
   file; no system or global config.
 """
 
@@ -24,12 +28,12 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from agentci.gitenv import FORCED_ENV, TOOL_CONFIG, config_env, driver_overrides
+from agentci.gitenv import FORCED_ENV, TOOL_CONFIG, ConfigItem, config_env, driver_overrides
 from agentci.policy.gitpin import find_repo
 from agentci.policy.runtime import host_path
 
-#: Keys every hook's git gets on top of :data:`SAFE_CONFIG`.
-HOOK_GIT_CONFIG = ("safe.bareRepository=explicit",)
+#: Keys every hook's git gets on top of :data:`agentci.gitenv.TOOL_CONFIG`.
+HOOK_GIT_CONFIG: tuple[ConfigItem, ...] = (("safe.bareRepository", "explicit"),)
 
 
 def git_pins(workspace: Path, home: Path) -> dict[str, str]:
@@ -39,7 +43,7 @@ def git_pins(workspace: Path, home: Path) -> dict[str, str]:
     env["GIT_CEILING_DIRECTORIES"] = os.pathsep.join(
         str(p) for p in dict.fromkeys((Path(os.path.realpath(home)).parent, real.parent))
     )
-    items = [*TOOL_CONFIG, *HOOK_GIT_CONFIG]
+    items: list[ConfigItem] = [*TOOL_CONFIG, *HOOK_GIT_CONFIG]
     repo = find_repo(real)
     if repo is not None:
         env["GIT_DIR"], env["GIT_WORK_TREE"] = str(repo.git_dir), str(repo.work_tree)

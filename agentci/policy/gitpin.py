@@ -12,7 +12,8 @@ what the agent wrote. Two things stop that:
   the workspace had when the task started (git discovers nothing, from any folder, in any
   git a script of the command might start) and ``GIT_CONFIG_*`` carry
   :data:`agentci.gitenv.TOOL_CONFIG` (no fsmonitor, hooks, pager, gpg … whatever a config
-  says);
+  says) and the repository's filter, diff and merge drivers and ``diff.external``
+  neutralised (no textconv, external diff or filter program runs, in the sandbox either);
 * **so the model knows**, a read-only git whose folder would make git discover another
   repository (a nested ``.git`` folder or file, a folder that looks like a git dir) is denied
   with a reason naming it (:func:`other_repository`), as is one in a workspace that is in no
@@ -29,7 +30,7 @@ from pathlib import Path
 
 from agentci.change.repo_dirs import dot_git_dir
 from agentci.change.snapshot import find_repo_dirs
-from agentci.gitenv import TOOL_CONFIG, config_env, git_env, git_program
+from agentci.gitenv import TOOL_CONFIG, config_env, driver_overrides, git_env, git_program
 from agentci.policy.paths import is_below
 from agentci.policy.shell_parse import Analysis, SimpleCommand
 from agentci.policy.shell_words import GlobWord
@@ -60,12 +61,17 @@ def find_repo(workspace: Path) -> Repo | None:
 
 
 def pinned_env(repo: Repo) -> dict[str, str]:
-    """The environment additions that pin every git of a command to ``repo``."""
+    """The environment additions that pin every git of a command to ``repo``, with
+    :data:`~agentci.gitenv.TOOL_CONFIG` and the repository's drivers and ``diff.external``
+    neutralised (:func:`~agentci.gitenv.driver_overrides`): a read-only ``git diff`` or
+    ``git status`` runs no program the repository's config names (the policy refuses
+    ``--ext-diff`` as an option; the config cannot turn an external diff on either, and a
+    ``--textconv`` runs ``cat``)."""
     return {
         "GIT_DIR": str(repo.git_dir),
         "GIT_WORK_TREE": str(repo.work_tree),
         "GIT_OPTIONAL_LOCKS": "0",
-        **config_env(TOOL_CONFIG),
+        **config_env([*TOOL_CONFIG, *driver_overrides(repo.git_dir)]),
     }
 
 
