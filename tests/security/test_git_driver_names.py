@@ -125,6 +125,20 @@ def test_a_merge_runs_no_merge_driver_named_with_an_equals_sign(tmp_path: Path) 
     assert _planted(marker) == []
 
 
+def test_a_filter_process_named_with_an_equals_sign_does_not_run(tmp_path: Path) -> None:
+    marker = tmp_path / "outside" / "pwned"
+    marker.parent.mkdir()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / ".gitattributes").write_text("*.txt filter=a=b\n")
+    (repo / "a.txt").write_text("one\n")
+    with open(repo / ".git" / "config", "a") as fh:
+        fh.write(f'[filter "a=b"]\n\tprocess = touch {marker}.process\n\trequired = true\n')
+    done = run_git(["add", "-A"], cwd=repo, repo=repo / ".git")
+    assert (done.returncode, _planted(marker)) == (0, [])
+
+
 def _include(repo: Path, section: str, target: str, body: str) -> None:
     with open(repo / ".git" / "config", "a") as fh:
         fh.write(f"[{section}]\n\tpath = {target}\n")
@@ -137,7 +151,12 @@ def _clean_filter(marker: Path) -> str:
 
 @pytest.mark.parametrize(
     "condition",
-    ['includeIf "gitdir:{repo}/"', 'includeIf "onbranch:main"', "include"],
+    [
+        'includeIf "gitdir:{repo}/"',
+        'includeIf "onbranch:main"',
+        'includeIf "hasconfig:remote.*.url:https://example.com/**"',
+        "include",
+    ],
 )
 def test_a_filter_in_an_included_file_is_neutralised_whatever_the_condition(
     tmp_path: Path, condition: str, monkeypatch: pytest.MonkeyPatch
@@ -150,6 +169,7 @@ def test_a_filter_in_an_included_file_is_neutralised_whatever_the_condition(
     repo = tmp_path / "repo"
     repo.mkdir()
     _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "remote", "add", "origin", "https://example.com/x.git")
     (repo / ".gitattributes").write_text("*.txt filter=pwn\n")
     (repo / "a.txt").write_text("one\n")
     _include(repo, condition.format(repo=repo), "evil.inc", _clean_filter(marker))
