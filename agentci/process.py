@@ -15,8 +15,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from pathlib import Path
+from typing import Any
 
 from agentci.childproc import (
     DEFAULT_MAX_FILE_BYTES,
@@ -30,6 +31,7 @@ from agentci.childproc import (
 )
 from agentci.process_groups import RUNNING_GROUPS, kill_group
 from agentci.reaper import dying_with_parent
+from agentci.spawn import Child, spawn
 
 
 async def _exit_status(proc: asyncio.subprocess.Process) -> None:
@@ -87,18 +89,23 @@ async def run_process(
         fds: tuple[int, ...] = ()
         if sandbox is not None:
             argv, fds = launching.enter_context(sandbox.launch(argv, cwd))
-        creating = asyncio.ensure_future(
-            asyncio.create_subprocess_exec(
+        child_env = dict(env) if sandbox is not None else host_env(env)
+        starting: Coroutine[Any, Any, Child | asyncio.subprocess.Process]
+        if stdin is None:  # started from a thread: the loop goes on meanwhile (agentci.spawn)
+            starting = spawn(argv, cwd=cwd, env=child_env, pass_fds=fds)
+        else:
+            starting = asyncio.create_subprocess_exec(
                 *argv,
                 cwd=str(cwd),
-                env=dict(env) if sandbox is not None else host_env(env),
-                stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
+                env=child_env,
+                stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
                 start_new_session=True,
                 pass_fds=fds,
             )
-        )
+        creating: asyncio.Future[Child | asyncio.subprocess.Process]
+        creating = asyncio.ensure_future(starting)
         try:  # the fds are closed once the child exists (it holds its own copies)
             proc = await asyncio.shield(creating)
         except asyncio.CancelledError:  # cancelled while starting: the child exists, end it too

@@ -12,10 +12,9 @@ is not read-only.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
-
-from agentci.policy.paths import is_below
 
 #: Read-only commands bash runs itself, without looking at PATH.
 BASH_BUILTINS = frozenset(
@@ -28,29 +27,42 @@ def workspace_program(
 ) -> Path | None:
     """The program in the workspace that ``name`` would run, or None (a bash builtin, a
     program outside the workspace, or none found). A relative ``PATH`` entry is looked up
-    from each folder in ``bases``."""
+    from each folder in ``bases``.
+
+    It runs for every shell command the policy judges (twice for one the scheduler may run
+    alongside other reads), so it works on strings: one ``stat`` per candidate and a
+    ``realpath`` only for a program found."""
     if name in BASH_BUILTINS or not name:
         return None
-    root = Path(os.path.realpath(workspace))
+    root = os.path.realpath(workspace)
     if "/" in name:  # no PATH lookup: ./env, bin/timeout, /usr/bin/env
         for base in bases:
             path = base / name
-            if _runnable(path) and is_below(Path(os.path.realpath(path)), root):
+            if _runnable(str(path)) and _below(os.path.realpath(path), root):
                 return path
         return None
     for entry in search_path.split(os.pathsep):
-        folders = [Path(entry)] if os.path.isabs(entry) else [b / (entry or ".") for b in bases]
-        hits = [f / name for f in folders if _runnable(f / name)]
-        inside = [h for h in hits if is_below(Path(os.path.realpath(h)), root)]
+        if os.path.isabs(entry):
+            folders = [entry]
+        else:
+            folders = [os.path.join(b, entry) if entry else str(b) for b in bases]
+        hits = [os.path.join(f, name) for f in folders if _runnable(os.path.join(f, name))]
+        inside = [h for h in hits if _below(os.path.realpath(h), root)]
         if inside:
-            return inside[0]
+            return Path(inside[0])
         if hits:
             return None
     return None
 
 
-def _runnable(path: Path) -> bool:
+def _below(real: str, root: str) -> bool:
+    """Whether the resolved path ``real`` is ``root`` (also resolved) or inside it."""
+    return real == root or real.startswith(root if root.endswith("/") else root + "/")
+
+
+def _runnable(path: str) -> bool:
     try:
-        return path.is_file() and os.access(path, os.X_OK)
-    except OSError:
+        st = os.stat(path)
+    except (OSError, ValueError):
         return False
+    return stat.S_ISREG(st.st_mode) and os.access(path, os.X_OK)

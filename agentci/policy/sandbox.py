@@ -49,6 +49,9 @@ from agentci.policy.socket_filter import filter_fd, socket_filter_problem
 #: Protected folders mounted read-only, created as empty placeholders when absent.
 PROTECTED_DIRS: tuple[str, ...] = (".git", ".agentci")
 WORKFLOWS_DIR = ".github/workflows"
+#: What follows the socket filter on every bwrap command line, before ``--chdir``.
+_CLOSING = ("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL",
+            "--die-with-parent", "--new-session")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -100,9 +103,22 @@ class Sandbox:
     def wrap(self, argv: Sequence[str], cwd: Path, *, seccomp_fd: int | None = None) -> list[str]:
         """The bwrap command line that runs ``argv`` in ``cwd`` inside the sandbox; without
         ``host_sockets`` it needs ``seccomp_fd``, a file descriptor holding the socket filter
-        (:meth:`launch` makes one)."""
+        (:meth:`launch` makes one). Only the filter's descriptor, ``cwd`` and ``argv`` change
+        from one command to the next: the mounts and switches are worked out once per sandbox
+        (:attr:`_mounts`)."""
         if not self.host_sockets and seccomp_fd is None:
             raise ValueError("the sandbox needs the socket filter (host_sockets is off)")
+        args = list(self._mounts)
+        if seccomp_fd is not None:
+            args += ["--seccomp", str(seccomp_fd)]
+        args += _CLOSING
+        args += ["--chdir", str(cwd), "--", *argv]
+        return args
+
+    @functools.cached_property
+    def _mounts(self) -> tuple[str, ...]:
+        """bwrap and its arguments up to the socket filter: the mounts in their order and the
+        network switch. The sandbox is frozen, so this never changes once made."""
         ws = str(self.workspace)
         args = [self.bwrap, "--unshare-user-try", "--ro-bind", "/", "/"]
         args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
@@ -126,11 +142,7 @@ class Sandbox:
             args += ["--bind", str(source), str(target)]
         if not self.network:
             args.append("--unshare-net")
-        if seccomp_fd is not None:
-            args += ["--seccomp", str(seccomp_fd)]
-        args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL"]
-        args += ["--die-with-parent", "--new-session", "--chdir", str(cwd), "--", *argv]
-        return args
+        return tuple(args)
 
     def pinned_folders(self) -> list[Path]:
         """The workspace's folders above a read-only path or a covered config file, parents

@@ -155,8 +155,8 @@ async def _patch(task: TaskRun, tracker: ChangeTracker, report: TaskReport) -> N
             report.status, report.reason = Status.internal_error, str(err)
     finally:
         handover = tracker.handover() if done else None
-        if handover is None:
-            tracker.cleanup()
+        if handover is None:  # a folder of files: off the event loop, where other tasks run
+            await asyncio.to_thread(tracker.cleanup)
         else:  # the next task on this tree starts from this end (ChangeTracker.start)
             task.settings.drop_handover()
             task.settings.handover = handover

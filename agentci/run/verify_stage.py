@@ -243,8 +243,8 @@ class ChangeCheck:
                     self.guard_results
                 ):
                     self.guard_results = results
-        finally:
-            shutil.rmtree(self._tmp, ignore_errors=True)
+        finally:  # a folder of files: off the event loop, where other tasks run
+            await asyncio.to_thread(shutil.rmtree, self._tmp, True)
         runs = self.runs.results if self.runs else []
         report.verify = [r for r in runs if r.scope == "full"]  # what decides
         report.extra["verify"] = self.summary()

@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 
 Event = HookResult | ToolCallDecision | ToolCallResponse
 T = TypeVar("T")
+#: What running one call gives: its result, its time in ms, the after_tool hooks' verdict.
+Outcome = tuple[ToolResult, int, "HookVerdict | None"]
 
 #: Calls of one model turn that are run; the rest get a tool error back.
 MAX_CALLS_PER_TURN = 64
@@ -82,50 +84,60 @@ class ToolBatch:
         s = self._scheduler
         slots: list[ToolResultPart | None] = [None] * len(self._calls)
         groups: list[list[int]] = []
-        reads = [s.only_reads(call) for call in self._calls[:MAX_CALLS_PER_TURN]]
+        prepared_all = [s.prepare(call) for call in self._calls[:MAX_CALLS_PER_TURN]]
+        reads = [p.args is not None and p.error is None and s.still_reads(p) for p in prepared_all]
         for i, is_read in enumerate(reads):
             if is_read and groups and all(reads[j] for j in groups[-1]):
                 groups[-1].append(i)
             else:
                 groups.append([i])
-        for group in groups:
-            prepared = [s.prepare(self._calls[i]) for i in group]
+        for number, group in enumerate(groups):
+            prepared = [prepared_all[i] for i in group]
             verdicts = await _bounded([s.before_hooks(p) for p in prepared])
-            for p, verdict in zip(prepared, verdicts, strict=True):
-                if verdict is not None:
-                    for event in verdict.events:
-                        yield event
-                    if verdict.decision != "continue" and verdict.hook is not None:
-                        rule = verdict.hook.rule
+            # Whether the group's calls may run at once, as their arguments now stand: the
+            # grouping's answer holds for the first group when no hook ran (nothing has run
+            # since it was worked out); else it is worked out again (a hook may have rewritten
+            # a call, an earlier call may have put a program in the workspace).
+            fresh = number == 0 and all(v is None for v in verdicts)
+            together = len(prepared) > 1 and (fresh or all(s.still_reads(p) for p in prepared))
+            running = _Running(together)
+            try:
+                for p, verdict in zip(prepared, verdicts, strict=True):
+                    if verdict is not None:
+                        for event in verdict.events:
+                            yield event
+                        if verdict.decision != "continue" and verdict.hook is not None:
+                            rule = verdict.hook.rule
+                            yield ToolCallDecision(
+                                call_id=p.call.id,
+                                name=p.call.name,
+                                decision="deny",
+                                rule=rule,
+                                reason=verdict.reason,
+                            )
+                            p.error = f"denied by hook ({rule}): {verdict.reason}"
+                            if verdict.decision == "stop":
+                                raise HookStopped(
+                                    f"stopped by {rule}: {verdict.reason}", hook=verdict.hook.label
+                                )
+                    if p.error is None:
+                        assert p.tool is not None and p.args is not None
+                        d = s.policy.decide(p.tool.name, p.tool.accesses(p.args))
                         yield ToolCallDecision(
                             call_id=p.call.id,
                             name=p.call.name,
-                            decision="deny",
-                            rule=rule,
-                            reason=verdict.reason,
+                            decision=d.decision,
+                            rule=d.rule,
+                            reason=d.reason,
                         )
-                        p.error = f"denied by hook ({rule}): {verdict.reason}"
-                        if verdict.decision == "stop":
-                            raise HookStopped(
-                                f"stopped by {rule}: {verdict.reason}", hook=verdict.hook.label
-                            )
-                if p.error is None:
-                    assert p.tool is not None and p.args is not None
-                    d = s.policy.decide(p.tool.name, p.tool.accesses(p.args))
-                    yield ToolCallDecision(
-                        call_id=p.call.id,
-                        name=p.call.name,
-                        decision=d.decision,
-                        rule=d.rule,
-                        reason=d.reason,
-                    )
-                    if not d.allowed:
-                        p.error = f"denied by policy ({d.rule}): {d.reason}"
-                    p.env = d.env
-            if len(prepared) > 1 and not all(s.still_reads(p) for p in prepared):
-                outcomes = [await s.run_call(p) for p in prepared]  # a hook made one a writer
-            else:
-                outcomes = await _bounded([s.run_call(p) for p in prepared])
+                        if not d.allowed:
+                            p.error = f"denied by policy ({d.rule}): {d.reason}"
+                        p.env = d.env
+                    # a read starts once its decision is out, while the next one is judged
+                    await running.start(s.run_call(p))
+                outcomes = await running.results()
+            finally:
+                await running.cancel()
             stop: HookVerdict | None = None
             for i, p, (result, ms, after) in zip(group, prepared, outcomes, strict=True):
                 notes = list(p.notes)
@@ -176,6 +188,54 @@ async def _bounded(jobs: list[Coroutine[Any, Any, T]]) -> list[T]:
             return await job
 
     return list(await asyncio.gather(*(one(job) for job in jobs)))
+
+
+class _Running:
+    """The calls of one group as they start: at once (as tasks, at most
+    :data:`MAX_CONCURRENT_CALLS` running) when ``together``, else one after the other, each
+    run when its outcome is asked for (:meth:`results`), in the model's order."""
+
+    def __init__(self, together: bool) -> None:
+        self._together = together
+        self._gate = asyncio.Semaphore(MAX_CONCURRENT_CALLS)
+        self._jobs: list[Coroutine[Any, Any, Outcome]] = []
+        self._tasks: list[asyncio.Future[Outcome]] = []
+
+    async def start(self, job: Coroutine[Any, Any, Outcome]) -> None:
+        """Start ``job`` now (together: it runs up to its command's start before this returns,
+        which happens in a thread, see :mod:`agentci.spawn`) or keep it for :meth:`results`
+        (one by one)."""
+        if not self._together:
+            self._jobs.append(job)
+            return
+
+        async def gated() -> Outcome:
+            async with self._gate:
+                return await job
+
+        self._tasks.append(asyncio.ensure_future(gated()))
+        await asyncio.sleep(0)  # let it begin while the next call is judged
+
+    async def results(self) -> list[Outcome]:
+        """Every call's outcome, in the order they were started."""
+        if not self._together:
+            done = []
+            while self._jobs:
+                done.append(await self._jobs.pop(0))
+            return done
+        return list(await asyncio.gather(*self._tasks))
+
+    async def cancel(self) -> None:
+        """End what still runs (the batch left early: a hook's stop, a cancellation) and wait
+        for it; close what never started."""
+        for job in self._jobs:
+            job.close()
+        self._jobs.clear()
+        pending = [t for t in self._tasks if not t.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
 
 
 class Scheduler:

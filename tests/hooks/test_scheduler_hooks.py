@@ -277,3 +277,49 @@ def test_matchers_are_star_or_a_fully_matched_regex(ws, recipe_dir):
         "write_file_x": ["hooks.before_tool[0]"],
     }
     assert runner.scripts == []  # bare commands are looked up on PATH
+
+
+def test_a_stop_on_a_later_read_ends_the_reads_already_started(ws, recipe_dir):
+    # the reads of one turn start as their decisions come out: a stop from the third call's
+    # hook must end the two already running (nothing of theirs outlives the batch)
+    marker = "7.6543"
+    script(
+        recipe_dir,
+        "stop.py",
+        "import json, sys\n"
+        "if 'STOP' in json.dumps(json.load(sys.stdin)):\n"
+        '    print(\'{"decision": "stop", "reason": "frozen"}\')\n',
+    )
+    s = scheduler(
+        ws,
+        recipe_dir,
+        {"before_tool": [{"matcher": "*", "command": "./stop.py"}]},
+        mode="auto_edit",
+    )
+    calls = [shell("1", f"sleep {marker}"), shell("2", f"sleep {marker}"), shell("3", "echo STOP")]
+    events: list = []
+    with pytest.raises(HookStopped):
+        run_batch(s, calls, events)
+    assert [e.type for e in events] == ["hook_result", "tool_call_decision"] * 3
+    assert [e.decision for e in of_type(events, "tool_call_decision")] == [
+        "allow",
+        "allow",
+        "deny",
+    ]
+    assert of_type(events, "tool_call_response") == []
+    assert not _alive(marker)
+
+
+def _alive(marker: str) -> bool:
+    """Whether a live (not zombie) process has ``marker`` in its command line."""
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = (d / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker in cmd and state != "Z":
+            return True
+    return False

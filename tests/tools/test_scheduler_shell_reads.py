@@ -99,3 +99,18 @@ def test_which_shell_commands_count_as_reads(ws: Path, command: str, reads: bool
     scheduler = Scheduler(default_tools(), engine, ToolContext(workspace=ws))
     call = ToolCallPart("1", "run_shell_command", {"command": command})
     assert scheduler.only_reads(call) is reads
+
+
+def test_reads_run_at_once_keep_the_calls_order_when_later_ones_end_first(ws: Path) -> None:
+    # each read starts as soon as its decision is out; the ones asked for last end first
+    calls = [
+        ToolCallPart("1", "run_shell_command", {"command": "sleep 0.6; echo first"}),
+        ToolCallPart("2", "run_shell_command", {"command": "sleep 0.3; echo second"}),
+        ToolCallPart("3", "run_shell_command", {"command": "echo third"}),
+    ]
+    events, results = run(ws, calls)
+    responses = [e for e in events if e.type == "tool_call_response"]
+    assert [r.id for r in results] == ["1", "2", "3"]
+    assert [r.output.splitlines()[-1] for r in results] == ["first", "second", "third"]
+    assert [e.call_id for e in responses] == ["1", "2", "3"]
+    assert [e.type for e in events] == ["tool_call_decision"] * 3 + ["tool_call_response"] * 3
