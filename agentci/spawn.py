@@ -74,7 +74,7 @@ async def spawn(
         exited,
     )
     try:
-        reader = asyncio.StreamReader(loop=loop)
+        reader = asyncio.StreamReader()
         assert popen.stdout is not None
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), popen.stdout)
         return Child(popen, reader, exited)
