@@ -34,7 +34,7 @@ from agentci.reaper import dying_with_parent
 from agentci.spawn import Child, spawn
 
 
-async def _exit_status(proc: asyncio.subprocess.Process) -> None:
+async def _exit_status(proc: Child | asyncio.subprocess.Process) -> None:
     """Wait, a few seconds at most, for the exit status of a process whose group was killed.
     Not ``proc.wait()``: asyncio's also waits for the output pipe to close, which a process
     out of reach of the kill holds open for as long as it runs (a daemon, or a sandbox that
