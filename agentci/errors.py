@@ -173,12 +173,3 @@ class LogUnwritable(StopRun):
     lines."""
 
     status = "internal_error"
-
-
-class EarlySignal(BaseException):
-    """SIGINT / SIGTERM before a run could record it (:mod:`agentci.run.early`): ends the
-    command at once with the signal's exit code (a BaseException, like KeyboardInterrupt)."""
-
-    def __init__(self, signal_name: str) -> None:
-        super().__init__(signal_name)
-        self.signal_name = signal_name

@@ -3,6 +3,12 @@
 
 from __future__ import annotations
 
+# isort: off
+# First of all: from here on a signal is handled (agentci.run.early installs its handler when
+# it is imported by the agentci program), before click and the rest are imported.
+from agentci.run import early
+
+# isort: on
 import atexit
 import gc
 import importlib
@@ -12,9 +18,8 @@ import sys
 import click
 
 from agentci import __version__
-from agentci.errors import EarlySignal
 from agentci.outcome import Status, exit_code_for
-from agentci.run import early
+from agentci.run.early import RUNS_A_RECIPE, EarlySignal
 
 #: Each command: the module that defines it and its name there (``--help`` lists them sorted).
 COMMANDS = {
@@ -76,10 +81,6 @@ def _reserve_std_fds() -> None:
                 os.close(null)
 
 
-#: The commands whose first moments' signal still ends with a cancelled run's outputs.
-RUNS_A_RECIPE = ("run", "batch", "pre-commit")
-
-
 def _load_command(argv: list[str]) -> None:
     """Import the named command's module with the garbage collector off, then freeze what the
     imports made: start-up allocates hundreds of thousands of long-lived objects (classes,
@@ -98,7 +99,7 @@ def main() -> None:
     """Entry point of the ``agentci`` console script."""
     _reserve_std_fds()
     # a signal in the first moments: exit 130 / 143, after a run's outputs (agentci.run.early)
-    early.install(remember=len(sys.argv) > 1 and sys.argv[1] in RUNS_A_RECIPE)
+    early.install(remember=early.runs_a_recipe(sys.argv))
     try:
         _load_command(sys.argv)
         cli(prog_name="agentci")
