@@ -21,6 +21,7 @@ from agentci.events.diagnose import cannot_run, sandbox_note
 from agentci.recipe.verify_config import Verify
 from agentci.verify.compare import Changes, compare, merge_rerun
 from agentci.verify.feedback import tail
+from agentci.verify.judged import judge
 from agentci.verify.locations import run_locations
 from agentci.verify.progress import ProgressWatch
 from agentci.verify.run import VerifyRun, run_verify
@@ -71,14 +72,17 @@ class VerifyRuns:
 
     async def baseline(self) -> VerifyRun:
         """Run verify before the agent, and record it as the baseline."""
-        run = await self.again("base", None)
+        run = await self.again("base", None, baseline=True)
         self.baseline_run = run
         self._record(run, "baseline", 0, None)
         return run
 
-    async def again(self, label: str, select: Selection | None) -> VerifyRun:
+    async def again(
+        self, label: str, select: Selection | None, *, baseline: bool = False
+    ) -> VerifyRun:
         """One verify run (of ``select`` only, when given), not recorded; then what it wrote to
-        the files the patch is made of is put back (:attr:`after_run`)."""
+        the files the patch is made of is put back (:attr:`after_run`). A run after the agent
+        that could not judge the change fails (:func:`~agentci.verify.judged.judge`)."""
         self.started += 1
         run = await run_verify(
             self.verify,
@@ -89,6 +93,8 @@ class VerifyRuns:
             sandbox=self.sandbox,
             select=select,
         )
+        if not baseline:
+            judge(run, self.baseline_run, self.verify)
         if self.after_run is not None:
             self.restored = sorted({*self.restored, *await self.after_run()})
         return run
@@ -183,6 +189,7 @@ class VerifyRuns:
             changes=changes.as_dict() if changes else {},
             output_tail=tail(run.output)
             + (f"\n[{run.junit_problem}]" if run.junit_problem else "")
+            + (f"\n[verify cannot judge the change: {run.unjudged}]" if run.unjudged else "")
             + (f"\n[{note}]" if (note := sandbox_note(run.output)) else ""),
             duration_ms=run.duration_ms,
             locations=run_locations(run, self.workspace),

@@ -270,6 +270,8 @@ def _verify_reason(run: VerifyRun, changes: Changes | None, attempts: int) -> st
     if changes is not None and changes.regressed:
         return f"verify: {len(changes.regressed)} test(s) regressed: {', '.join(changes.regressed)}"
     failing = run.failing
+    if run.unjudged and not failing:
+        return f"verify could not judge the change after {attempts} attempt(s): {run.unjudged}"
     if failing:
         shown = ", ".join(failing[:10]) + (" …" if len(failing) > 10 else "")
         return f"verify still fails after {attempts} attempt(s): {len(failing)} failing: {shown}"

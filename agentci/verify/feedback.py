@@ -47,6 +47,8 @@ def failures_text(run: VerifyRun, *, limit: int = MAX_CHARS) -> str:
     failing = [run.tests[t] for t in run.failing]
     if not failing:
         why = "timed out" if run.timed_out else f"exit code {run.exit_code}"
+        if run.unjudged:
+            why += f", but verify cannot judge the change: {run.unjudged}"
         return f"`{run.command}` failed ({why}). End of its output:\n{tail(run.output)}"
     parts = [f"{len(failing)} failing test(s) from `{run.command}`:"]
     for test in failing[:MAX_TESTS]:

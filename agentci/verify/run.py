@@ -84,6 +84,8 @@ class VerifyRun:
     tests: dict[str, TestOutcome] = field(default_factory=dict)
     junit_found: bool = False
     junit_problem: str = ""
+    #: after the agent: why this run could not judge the change (:mod:`.judged`); it fails
+    unjudged: str = ""
     scope: Literal["full", "failing_first"] = "full"  # failing_first: a selection ran
 
     @property

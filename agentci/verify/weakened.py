@@ -9,7 +9,7 @@ is ``on`` when verify reports per-test results (``runner: pytest`` or ``junit:``
 kind                   found when
 =====================  =====================================================================
 ``disappeared``        a test of the baseline verify is not in the final verify (deleted,
-                       renamed, deselected, no longer collected)
+                       renamed, deselected, no longer collected, or no readable report)
 ``skipped``            a test that passed or failed at the baseline is skipped or xfail now
 ``marker_added``       a skip/xfail marker or call was added to a test that was there before
                        (decorator, ``pytestmark``, ``pytest.skip()``, ``self.skipTest()``…)
@@ -85,16 +85,18 @@ def mode_of(guards: Guards, verify: Verify | None) -> str:
 
 
 def result_findings(base: VerifyRun | None, final: VerifyRun) -> list[Finding]:
-    """Tests of the baseline run that the final run no longer ran, or now skips."""
-    if base is None or not base.junit_found or not final.junit_found:
+    """Tests of the baseline run that the final run no longer ran, or now skips. A final run
+    without a readable report ran none of them as far as anyone can tell: all disappeared."""
+    if base is None or not base.junit_found:
         return []
+    gone = "not run any more" if final.junit_found else "no result any more (no readable report)"
     found = []
     for tid, old in sorted(base.tests.items()):
         if old.outcome == "error" and "::" not in tid:
             continue  # a module that did not import at the baseline: not a test
         new = final.tests.get(tid)
         if new is None:
-            found.append(Finding("disappeared", tid, f"not run any more (baseline: {old.outcome})"))
+            found.append(Finding("disappeared", tid, f"{gone} (baseline: {old.outcome})"))
         elif old.outcome != "skipped" and new.outcome == "skipped":
             why = f": {new.message}" if new.message else ""
             found.append(Finding("skipped", tid, f"skipped now (baseline: {old.outcome}){why}"))
