@@ -61,6 +61,7 @@ from agentci.verify.verdict_files import (
     not_set_aside_feedback,
     not_set_aside_reason,
     restored_feedback,
+    scan_truncated_reason,
 )
 from agentci.verify.weakened import mode_of
 from agentci.verify.weakened_guard import WeakenedGuard
@@ -106,6 +107,7 @@ class ChangeCheck:
         self.failure: str | None = None
         self.files = AttemptFiles()  # what the last attempt's verify restored / could not set aside
         self.skipped = False
+        self.scan_truncated = False  # the last attempt's snapshot did not see every ignored file
         self._tmp = make_temp_dir("verify")
         self.runs: VerifyRuns | None = None
         if plan.verify is not None:
@@ -161,7 +163,9 @@ class ChangeCheck:
                 self.failure = guard_reason(broken)
         if self.runs is not None:
             # the snapshot before verify: verify's writes never count
-            changed = (await self.tracker.change()).files
+            before = await self.tracker.change()
+            changed = before.files
+            self.scan_truncated = before.ignored_scan_truncated
             self.files = await verify_attempt(
                 self.runs,
                 self.weakened,
@@ -188,6 +192,8 @@ class ChangeCheck:
         weak = self.weakened.blocking
         unjudged = self.files.not_set_aside  # the verdict would not be the patch's
         if self.failure is None and verify_ok and not size_broken and not weak and not unjudged:
+            if run is not None and self.scan_truncated:  # no attempt can change what is unseen
+                self.failure = scan_truncated_reason()
             return None
         told = self.weakened.take_feedback(self.attempt, self.attempts) if not last else None
         if (weak and told is None and verify_ok and not size_broken and self.failure is None

@@ -5,10 +5,15 @@ the patch is made of, and agentci put them back as they were before it ran (the 
 so it does not count on what its tests wrote); and an ignored file the agent changed could not
 be set aside while verify ran (too large for the baseline's copy, or it could not be moved), so
 verify saw the agent's version, which the patch does not carry: the task cannot end in
-``success`` while it stays changed.
+``success`` while it stays changed. And when the workspace holds more ignored files than
+agentci fingerprints (:func:`~agentci.change.ignored.scan_limit`), a change to one past the
+limit is neither seen nor set aside: a verify that passes cannot show that the patch alone
+passes, so such a task does not end in ``success`` either (:func:`scan_truncated_reason`).
 """
 
 from __future__ import annotations
+
+from agentci.change.ignored import SCAN_LIMIT_ENV, scan_limit
 
 SHOWN = 10
 
@@ -40,4 +45,13 @@ def not_set_aside_reason(left: list[str]) -> str:
     return (
         f"verify could not judge the patch alone: {len(left)} ignored file(s) the agent changed "
         f"could not be set aside while it ran: {_names(left)}"
+    )
+
+
+def scan_truncated_reason() -> str:
+    """The task's reason when verify passed but the ignored files were not all fingerprinted."""
+    return (
+        "verify could not judge the patch alone: the workspace has more ignored files than "
+        f"agentci fingerprints ({scan_limit()}; {SCAN_LIMIT_ENV} sets it), so a change the agent "
+        "made to one past them would be neither seen nor set aside while verify ran"
     )
