@@ -25,7 +25,7 @@ from agentci.verify.judged import judge
 from agentci.verify.locations import run_locations
 from agentci.verify.progress import ProgressWatch
 from agentci.verify.run import VerifyRun, run_verify
-from agentci.verify.selection import Selection, failing_first, strategy_of
+from agentci.verify.selection import Selection, collects_most, failing_first, strategy_of
 
 if TYPE_CHECKING:
     from agentci.policy.sandbox import Sandbox
@@ -122,12 +122,17 @@ class VerifyRuns:
 
     def _selection(self, changed: list[str]) -> Selection | None:
         """What a failing-first run selects (None: run the full suite): the tests failing at
-        the baseline and in the last full run, and the tests of the changed files."""
+        the baseline and in the last full run, and the tests of the changed files; None too
+        when their modules hold most of a large suite (:func:`collects_most`)."""
         if strategy_of(self.verify) != "failing_first":
             return None
         failing = set(self.baseline_run.failing if self.baseline_run else [])
         failing |= set(self.full_run.failing if self.full_run else [])
-        return failing_first(sorted(failing), changed, self.workspace) or None
+        select = failing_first(sorted(failing), changed, self.workspace)
+        suite = self.full_run or self.baseline_run
+        if not select or (suite and collects_most(select, list(suite.tests), self.workspace)):
+            return None
+        return select
 
     async def _runs(self, label: str, select: Selection | None) -> tuple[VerifyRun, Changes]:
         """One verify run (of ``select`` only, when given) and its reruns of regressed tests."""

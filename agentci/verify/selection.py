@@ -11,6 +11,12 @@
 With another runner (``junit:`` or none) there is no way to pass a selection to the command,
 so ``failing_first`` falls back to ``full``.
 
+A selection runs every test module that holds a selected test (pytest collects whole modules).
+When those modules hold most of a large suite (:func:`collects_most`: at least
+:data:`MOST` of the last full run's tests, in a suite of :data:`LARGE` tests or more), the
+selection would cost a whole extra collection for little, so the attempt runs the full suite
+directly, as ``full`` does.
+
 The selection reaches pytest as a file read by a plugin (:mod:`agentci.verify.pytest_select`),
 never as command-line words: test names come from code the agent may have written.
 """
@@ -29,6 +35,10 @@ from agentci.recipe.verify_config import Verify
 
 Strategy = Literal["full", "failing_first"]
 PLUGIN = "_agentci_select"
+#: A selection whose modules hold this share of the suite's tests or more is not run apart...
+MOST = 0.8
+#: ...when the suite holds at least this many tests (below it a collection costs little).
+LARGE = 1_000
 
 
 def strategy_of(verify: Verify) -> Strategy:
@@ -69,3 +79,34 @@ def failing_first(failing: list[str], changed: list[str], workspace: Path) -> Se
     (workspace-relative; a changed module that holds no test selects nothing)."""
     files = sorted(str(workspace / p) for p in changed if p.endswith(".py"))
     return Selection(ids=sorted(failing), files=files)
+
+
+def module_of(test_id: str) -> str:
+    """The dotted test module of a JUnit id (``tests.test_x.TestY::test_z`` → ``tests.test_x``):
+    its classname without the trailing class names (capitalised, as pytest's ``Test*`` and
+    unittest's classes are); "" without a classname. A guess from the text alone: a wrong one
+    only costs speed."""
+    classname, sep, _ = test_id.partition("::")
+    if not sep:
+        return ""
+    parts = classname.split(".")
+    while len(parts) > 1 and parts[-1][:1].isupper():
+        parts.pop()
+    return ".".join(parts)
+
+
+def collects_most(select: Selection, suite: list[str], workspace: Path) -> bool:
+    """Whether running ``select`` would collect most of ``suite`` (the JUnit ids of the last
+    full run): the suite holds at least :data:`LARGE` tests and the modules of the selected
+    ids and files hold at least :data:`MOST` of them."""
+    if len(suite) < LARGE:
+        return False
+    modules = {m for m in map(module_of, select.ids) if m}
+    for name in select.files:
+        try:
+            rel = Path(name).relative_to(workspace).with_suffix("")
+        except ValueError:
+            continue
+        modules.add(".".join(rel.parts))
+    held = sum(1 for test in suite if module_of(test) in modules)
+    return held >= MOST * len(suite)
