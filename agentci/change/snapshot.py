@@ -46,8 +46,8 @@ from agentci.change.privgit import (
     raw_records,
     split_z,
 )
-from agentci.change.repo_dirs import find_repo_dirs, head_commit, objects_dir
-from agentci.change.submodules import adopt_nested, find_submodules, graft
+from agentci.change.repo_dirs import dot_git_dir, find_repo_dirs, head_commit, objects_dir
+from agentci.change.submodules import adopt_nested, find_submodules, graft, own_objects
 from agentci.change.walk import set_head, status, update_index
 from agentci.errors import InvalidInput
 from agentci.tempdirs import make_temp_dir
@@ -103,6 +103,8 @@ def capture_baseline(
         known = {sm.path for sm in b.submodules}
         if set(snap.repos) - known and adopt_nested(b, b.git):
             snap = take(b)  # the user's nested clones: snapshotted like submodules
+        user_git = dot_git_dir(b.repo_root) if b.repo_root is not None else None
+        own_objects(b, b.git, objects_dir(user_git) if user_git is not None else None)
         b.tree, b.raw, b.ignored_ref = snap.tree, snap.raw, dict(snap.ignored)
         b.ignored_start = dict(snap.ignored)
         b.unreadable_at_start, b.ignored_truncated = snap.unreadable, snap.scan_truncated

@@ -9,6 +9,7 @@ and patch.diff name them.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from agentci.change.baseline import Baseline, Submodule
@@ -54,6 +55,26 @@ def adopt_nested(b: Baseline, pg: PrivateGit) -> bool:
     return True
 
 
+def own_objects(b: Baseline, pg: PrivateGit, user_objects: Path | None) -> None:
+    """Copy into the private object store every object of the submodules' snapshotted files
+    and trees, then stop borrowing their object stores: the snapshots never depend on objects
+    the agent can delete (``rm -rf lib/.git``, ``git gc --prune=now`` in the clone). Only
+    ``user_objects`` (the user's own repository's store) stays an alternate."""
+    if not b.submodules:
+        return
+    alt = pg.git_dir / "objects" / "info" / "alternates"
+    trees = [pg.write_tree(sm.index) for sm in b.submodules]
+    listing = pg.out(["rev-list", "--objects", *trees])
+    pack = pg.git_dir / "objects" / "pack"
+    pack.mkdir(parents=True, exist_ok=True)
+    pg.run(["pack-objects", "-q", "--window=0", str(pack / "pack")], stdin=listing)
+    keep = [os.fsencode(user_objects)] if user_objects is not None else []
+    lines = (
+        [line for line in alt.read_bytes().splitlines() if line in keep] if alt.is_file() else []
+    )
+    alt.write_bytes(b"".join(line + b"\n" for line in lines))
+
+
 def graft(b: Baseline, pg: PrivateGit, raw: str) -> str:
     """``raw`` with each checked-out submodule's gitlink replaced by its working copy."""
     if not b.submodules:
@@ -63,8 +84,9 @@ def graft(b: Baseline, pg: PrivateGit, raw: str) -> str:
     pg.run(["read-tree", raw], index=graft)
     for sm in b.submodules:
         where = b.work_tree / sm.path
-        if dot_git_dir(where) is None:
-            continue
+        if where.is_symlink() or not where.is_dir():
+            continue  # gone: the raw tree no longer holds it either
+        # its files, whether or not its .git is still there (the private git dir stores them)
         pg.run(["add", "-A", "--ignore-errors", "--", "."], index=sm.index, work_tree=where,
                ok=(0, 1))  # fmt: skip
         subtree = pg.write_tree(sm.index)
