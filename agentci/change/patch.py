@@ -21,10 +21,11 @@ Patch text is ``str`` decoded with ``surrogateescape``: write it back with
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from agentci.change.change import Change, Patch, change_of, patch_text
 from agentci.change.overlay import drop_verify_repos, restore_verify_writes
@@ -102,6 +103,9 @@ def changed_lines(baseline: Baseline) -> int:
     return current_change(baseline).lines
 
 
+_T = TypeVar("_T")
+
+
 class ChangeTracker:
     """The snapshots of one task and the latest :class:`Change` (snapshots run in a thread).
 
@@ -128,6 +132,10 @@ class ChangeTracker:
         written: int | None = None,
     ) -> None:
         self.baseline = baseline
+        # One git step at a time on the private git dir: a step whose caller was cancelled (a
+        # signal) goes on in its thread until its git ends; the next step waits for it rather
+        # than meeting its index.lock.
+        self._git_steps = threading.RLock()
         self._snap: Snapshot | None = None
         self._change: Change | None = None
         self._activity = activity
@@ -186,7 +194,7 @@ class ChangeTracker:
             else:
                 mark = self._activity() if self._activity is not None else None
                 written = self._written()
-                snap, change = await asyncio.to_thread(self._take)
+                snap, change = await asyncio.to_thread(self._one_at_a_time, self._take)
                 self._snap, self._change = snap, change
                 self._last, self._mark, self._writes = (snap, change), mark, written
         assert self._change is not None
@@ -203,6 +211,12 @@ class ChangeTracker:
             and self._activity() == self._mark and self._writes == self._written()
         )  # fmt: skip
 
+    def _one_at_a_time(self, step: Callable[..., _T], *args: object) -> _T:
+        """Run ``step(*args)`` (in a worker thread) once no other git step of this tracker
+        runs: a thread whose awaiting task was cancelled is waited for, not raced."""
+        with self._git_steps:
+            return step(*args)
+
     def _take(self) -> tuple[Snapshot, Change]:
         snap = take(self.baseline)
         return snap, change_of(self.baseline, snap)
@@ -216,7 +230,7 @@ class ChangeTracker:
         self._mark = None  # verify wrote: the next change takes a snapshot
         if before is None:
             return []
-        return await asyncio.to_thread(self._verify_done, before)
+        return await asyncio.to_thread(self._one_at_a_time, self._verify_done, before)
 
     def _verify_done(self, before: Snapshot) -> list[str]:
         after = take(self.baseline)
@@ -237,7 +251,7 @@ class ChangeTracker:
     async def patch(self) -> Patch:
         """The patch of the current change (in a thread)."""
         change = await self.change()
-        return await asyncio.to_thread(patch_text, self.baseline, change)
+        return await asyncio.to_thread(self._one_at_a_time, patch_text, self.baseline, change)
 
     def handover(self) -> Handover | None:
         """The last snapshot, for the next task on the same tree to start from; None unless
@@ -248,8 +262,9 @@ class ChangeTracker:
         return Handover(self.baseline, self._snap, self._writes)
 
     def cleanup(self) -> None:
-        """Delete the private git dir."""
-        self.baseline.cleanup()
+        """Delete the private git dir, once a git step still running (cancelled) has ended."""
+        with self._git_steps:
+            self.baseline.cleanup()
 
 
 @dataclass
