@@ -125,6 +125,7 @@ class Runner:
         )
         self._warm_up()
         reports, patches = self.reports, self.patches
+        early = self.signal_name is not None
         if self.signal_name is not None:  # it came while the run was set up (run/early.py)
             self.emitter.emit(ev.UserCancelled(signal=self.signal_name))
         if recipe.budget.total is not None and self.settings.totals is None:
@@ -156,6 +157,10 @@ class Runner:
         self.current = None
         self.settings.drop_handover()
         if self.signal_name is not None:  # the tasks the signal came before
+            if not early and not any(r.status is Status.cancelled for r in reports):
+                # it came after a task's end (its session_end hooks, its cleanup) or between two
+                # tasks: no task said so, the run does (it ends cancelled all the same)
+                self.emitter.emit(ev.UserCancelled(signal=self.signal_name))
             code = exit_code_for(Status.cancelled, signal_name=self.signal_name)
             done = {r.name for r in reports}
             for plan in self.plans:
