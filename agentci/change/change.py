@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agentci.change.ignored import beyond_baseline_scan
+from agentci.change.ignored import beyond_baseline_scan, gone_since_baseline
 from agentci.change.privgit import encode_paths, split_z
 from agentci.change.snapshot import Baseline, Snapshot
 
@@ -35,6 +35,8 @@ class Change:
     ignored_written: list[str] = field(default_factory=list)
     #: ignored files that were not there at the baseline, whoever wrote them (verify included)
     ignored_new: list[str] = field(default_factory=list)
+    #: ignored files that were there at the baseline and are gone (never in the patch either)
+    ignored_deleted: list[str] = field(default_factory=list)
     nested_repos: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
     ignored_scan_truncated: bool = False
@@ -65,8 +67,10 @@ def change_of(b: Baseline, snap: Snapshot) -> Change:
                      and p not in unknown and (r := b.rel(p)) is not None)  # fmt: skip
     new = sorted(r for p in snap.ignored if p not in b.ignored_start and p not in unknown
                  and (r := b.rel(p)) is not None)  # fmt: skip
+    gone = gone_since_baseline(b, snap.ignored, snap.scan_truncated)
+    ignored_gone = [r for p in gone if (r := b.rel(p)) is not None]
     change = Change(base=b.tree, tree=snap.tree, ignored_written=written, ignored_new=new,
-                    nested_repos=rel,
+                    ignored_deleted=ignored_gone, nested_repos=rel,
                     unreadable=unreadable,
                     ignored_scan_truncated=snap.scan_truncated or b.ignored_truncated)  # fmt: skip
     if snap.tree == b.tree:

@@ -122,6 +122,16 @@ def beyond_baseline_scan(b: Baseline, paths: Iterable[str]) -> set[str]:
     return {p for p in paths if p not in b.ignored_ref and scan_order(p) > cut}
 
 
+def gone_since_baseline(b: Baseline, now: dict[str, Fingerprint], now_truncated: bool) -> list[str]:
+    """The work-tree paths the baseline fingerprinted that a later scan (``now``) no longer
+    finds: deleted (or replaced by a folder). When the later scan was cut short, only paths
+    before the place it stopped count: nobody knows about those after it."""
+    if not b.ignored_ref:
+        return []
+    cut = max((scan_order(p) for p in now), default=()) if now_truncated else None
+    return sorted(p for p in b.ignored_ref if p not in now and (cut is None or scan_order(p) < cut))
+
+
 def scan_ignored(
     b: Baseline, listed: list[str], dropped: list[str], forced: set[str]
 ) -> tuple[dict[str, Fingerprint], bool]:

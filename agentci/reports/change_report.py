@@ -9,7 +9,7 @@ from agentci.change.change import MAX_FILE_BYTES, Change, Patch
 from agentci.change.ignored import SCAN_LIMIT_ENV, scan_limit
 from agentci.events import types as ev
 from agentci.outcome import Status
-from agentci.reports.patchfacts import ignored_written_message
+from agentci.reports.patchfacts import ignored_deleted_message, ignored_written_message
 from agentci.reports.redact import Redactor
 from agentci.reports.report import TaskReport
 
@@ -29,6 +29,7 @@ def report_change(
     info = {
         "redacted": bool(masked), "redacted_files": masked, "omitted": patch.omitted,
         "base": base, "ignored_written": change.ignored_written,
+        "ignored_deleted": change.ignored_deleted,
         "nested_repositories": change.nested_repos, "unreadable": change.unreadable,
     }  # fmt: skip
     report.extra["patch"] = info
@@ -54,6 +55,8 @@ def report_change(
         if report.status is Status.success and not report.reason:
             report.reason = f"patch.diff is incomplete: it leaves out {names}"
     if message := ignored_written_message(change.ignored_written):
+        warn.append(("ignored_files_written", message))
+    if message := ignored_deleted_message(change.ignored_deleted):
         warn.append(("ignored_files_written", message))
     if change.ignored_scan_truncated:
         warn.append(

@@ -41,6 +41,21 @@ def ignored_written_message(paths: list[str], *, shown: int = 20) -> str | None:
     )
 
 
+def ignored_deleted_message(paths: list[str], *, shown: int = 20) -> str | None:
+    """The warning about ignored files that were there at the start and are gone (the patch
+    cannot carry them back); ``None`` when they are all caches."""
+    others = [p for p in paths if not is_cache(p)]
+    if not others:
+        return None
+    more = len(others) - shown
+    return (
+        f"{len(others)} file(s) that .gitignore ignores were deleted during the run (not in "
+        "the patch, not restored): "
+        + ", ".join(others[:shown])
+        + (f" … and {more} more" if more > 0 else "")
+    )
+
+
 def _facts(run: RunReport) -> list[dict[str, Any]]:
     return [t.extra.get("patch") or {} for t in run.tasks]
 
@@ -62,6 +77,7 @@ def run_patch_facts(run: RunReport) -> dict[str, Any]:
         "patch_omitted": union("omitted"),
         "patch_base": bases[0] if len(bases) == 1 else (bases or None),
         "ignored_files_written": union("ignored_written"),
+        "ignored_files_deleted": union("ignored_deleted"),
     }
 
 
@@ -86,4 +102,9 @@ def patch_notes(run: RunReport, code: Any = str) -> list[str]:
         names = ", ".join(code(p) for p in written[:10]) + (" …" if len(written) > 10 else "")
         lines.append(f"- {len(written)} file(s) written that .gitignore ignores (not in the "
                      f"patch): {names}.")  # fmt: skip
+    deleted = [p for p in facts["ignored_files_deleted"] if not is_cache(p)]
+    if deleted:
+        names = ", ".join(code(p) for p in deleted[:10]) + (" …" if len(deleted) > 10 else "")
+        lines.append(f"- {len(deleted)} file(s) that .gitignore ignores were deleted (not in the "
+                     f"patch, not restored): {names}.")  # fmt: skip
     return ["### Patch", "", *lines, ""] if lines else []

@@ -12,6 +12,7 @@ Top level::
      "changed_files": ["src/x.py"],             # union over tasks, sorted
      "patch_redacted": false, "patch_incomplete": false, "patch_omitted": [{"path", "bytes"}],
      "patch_base": "HEAD 1a2b3c4d5e6f" | null, "ignored_files_written": ["build/x.o"],
+     "ignored_files_deleted": [".env"],          # ignored files there at the start, now gone
      "output": {...} | null,   # the structured answer (output.schema); several tasks: {task: {...}}
      "duration_ms": 4200, "started_at": "...", "run_id": "...",
      "recipe": "path/to/recipe.yaml", "recipe_name": "fix-tests",

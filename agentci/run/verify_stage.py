@@ -155,12 +155,16 @@ class ChangeCheck:
         if self.has_guards:
             change = await self.tracker.change()
             self.guard_results = check_guards(self.guards, change)
-            if any(g.name in PATH_GUARDS and not g.passed for g in self.guard_results):
+            ignored = self.guards.allowed_paths and (
+                change.ignored_written or change.ignored_deleted
+            )
+            if ignored or any(g.name in PATH_GUARDS and not g.passed for g in self.guard_results):
                 self.guard_results = await self.reverts.revert(self.tracker, change)
                 broken = [g for g in self.guard_results if not g.passed]
-                if not last:
+                if broken and not last:
                     return guard_feedback(broken, self.attempt, self.attempts)
-                self.failure = guard_reason(broken)
+                if broken:
+                    self.failure = guard_reason(broken)
         if self.runs is not None:
             # the snapshot before verify: verify's writes never count
             before = await self.tracker.change()

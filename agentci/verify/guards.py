@@ -43,12 +43,16 @@ class GuardResult:
     paths: list[str] = field(default_factory=list)  # the offending files
     reverted: list[str] = field(default_factory=list)  # files agentci put back
     ignored_restored: list[str] = field(default_factory=list)  # ignored files put back
+    #: ignored files outside ``allowed_paths`` the agent changed or deleted that could not be
+    #: put back (no copy was kept: too large); they fail the guard
+    ignored_lost: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, object]:
         """For result.json (``extra.guards``)."""
         return {"name": self.name, "passed": self.passed, "message": self.message,
                 "paths": list(self.paths), "reverted": list(self.reverted),
-                **({"ignored_restored": self.ignored_restored} if self.ignored_restored else {})}  # fmt: skip
+                **({"ignored_restored": self.ignored_restored} if self.ignored_restored else {}),
+                **({"ignored_lost": self.ignored_lost} if self.ignored_lost else {})}  # fmt: skip
 
 
 def configured(guards: Guards) -> bool:
@@ -141,11 +145,27 @@ def revert_refused(guards: Guards, baseline: Baseline, change: Change) -> list[G
         if (
             r.name == "allowed_paths"
             and guards.allowed_paths
-            and (change.ignored_written or baseline.kept)
+            and (change.ignored_written or change.ignored_deleted or baseline.kept)
         ):
             spec = anchored(guards.allowed_paths)
-            r.ignored_restored = restore_ignored(baseline, spec, change.ignored_written)[1]
+            offending, r.ignored_restored = restore_ignored(
+                baseline, spec, change.ignored_written, change.ignored_deleted
+            )
+            lost = [p for p in offending if p not in r.ignored_restored]
+            if lost:  # the user's file is gone or changed for good: that is a refusal too
+                r.ignored_lost = lost
+                r.passed = False
+                r.message = _lost_message(r.message, lost)
     return results
+
+
+def _lost_message(message: str, lost: list[str]) -> str:
+    names = ", ".join(lost[:10]) + (" …" if len(lost) > 10 else "")
+    said = (
+        f"{len(lost)} ignored file(s) outside allowed_paths were changed or deleted and could "
+        f"not be put back (no copy kept: over the keep limit): {names}"
+    )
+    return f"{message}; {said}" if message else said
 
 
 def enforce_path_guards(guards: Guards, baseline: Baseline) -> list[GuardResult]:

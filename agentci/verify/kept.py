@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 
 import pathspec
@@ -86,14 +87,16 @@ def _fingerprint(b: Baseline, rel: str) -> tuple[int, int, int, int] | None:
 
 
 def restore_ignored(
-    b: Baseline, allowed: pathspec.PathSpec, written: list[str]
+    b: Baseline, allowed: pathspec.PathSpec, written: list[str], deleted: Sequence[str] = ()
 ) -> tuple[list[str], list[str]]:
     """Undo the agent's writes to ignored files outside ``allowed`` (``written``: the ignored
-    files the last snapshot saw new or changed, workspace-relative; kept files that are gone
-    count too). Returns (the offending files, those put back)."""
+    files the last snapshot saw new or changed, ``deleted``: those it saw gone,
+    workspace-relative; kept files that are gone count too). Returns (the offending files,
+    those put back): an offending file not put back had no copy kept (too large) or lies past
+    where the baseline's scan stopped."""
     ref = {rel: path for path in b.ignored_ref if (rel := b.rel(path)) is not None}
     gone = [p for p in b.kept if p in ref and _fingerprint(b, p) is None]
-    offending = sorted({p for p in [*written, *gone] if not allowed.match_file(p)})
+    offending = sorted({p for p in [*written, *deleted, *gone] if not allowed.match_file(p)})
     pre = b.prefix + "/" if b.prefix else ""
     unknown = beyond_baseline_scan(b, [pre + p for p in offending if p not in ref])
     done: list[str] = []
@@ -114,4 +117,4 @@ def restore_ignored(
         except (workspace_io.UnsafePath, OSError):
             continue
         done.append(rel)
-    return offending, done
+    return [p for p in offending if pre + p not in unknown], done
