@@ -6,7 +6,6 @@ The scripted model writes one file per call, so the patch shows how far the work
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 from e2e_scenario import assert_agree, make_case, pids_with, shell_call, write_call
@@ -98,17 +97,18 @@ def test_max_tool_calls_does_not_start_the_calls_past_the_cap(tmp_path: Path):
 
 
 def test_the_wall_clock_cancels_a_running_tool(tmp_path: Path):
-    marker = f"sleep 37.{os.getpid()}"
+    # an hour-long tool: had the run waited for it, the test's own timeout would end it
+    marker = f"sleep 3700.{os.getpid()}"
     script = [write_call("before.txt", "x\n"), shell_call(marker), {"text": "done"}]
     rule = {"tool": "run_shell_command", "command": "sleep", "decision": "allow"}
     case = make_case(tmp_path, script, {"policy": {"rules": [rule]}})
-    started = time.monotonic()
     run = case.run("--timeout", "2")
-    took = time.monotonic() - started
     assert_agree(run, "budget_exhausted", 3)
     event = exhausted(run)
     assert event.limit == "max_wall_seconds" and event.cap == 2
-    assert took < 20  # the 37 s tool did not run to its end
+    shell = [e for e in run.events if isinstance(e, ev.ToolCallResponse)
+             and e.name == "run_shell_command"]  # fmt: skip
+    assert all(not e.ok for e in shell)  # the tool did not run to its end
     assert pids_with(marker) == []
     assert "before.txt" in run.patch
 
@@ -144,15 +144,14 @@ def test_budget_total_spans_the_tasks_of_a_run(tmp_path: Path):
 def test_the_wall_clock_cancels_a_stalled_model_call(tmp_path: Path):
     from agentci.testing.fake_gemini import FakeGemini
 
-    turns = [{"text": "never sent", "stall_after": 0, "stall_seconds": 60}]
+    # an hour's stall: had the run waited for it (or for the 120 s request timeout, which
+    # would end the run model_error), the test's own timeout would end it
+    turns = [{"text": "never sent", "stall_after": 0, "stall_seconds": 3600}]
     with FakeGemini(turns) as fake:
         case = make_case(tmp_path, None, {"model": {"name": "gemini-2.5-flash"}})
-        started = time.monotonic()
         run = case.run("--timeout", "1.5", env=fake.env())
-        took = time.monotonic() - started
     assert_agree(run, "budget_exhausted", 3)
     assert exhausted(run).limit == "max_wall_seconds"
-    assert took < 20  # not the 60 s stall nor the 120 s request timeout
 
 
 def test_an_answer_of_thoughts_cut_at_the_output_limit_is_budget_exhausted(tmp_path: Path):
