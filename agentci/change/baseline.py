@@ -35,6 +35,7 @@ class Submodule:
 
     path: str
     index: Path
+    head: str | None = None  # the commit it had checked out at the baseline
 
 
 @dataclass

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from agentci.change.ignored import beyond_baseline_scan, gone_since_baseline
 from agentci.change.privgit import encode_paths, split_z
 from agentci.change.snapshot import Baseline, Snapshot
+from agentci.change.submodules import damaged
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 MAX_PATCH_BYTES = 50 * 1024 * 1024
@@ -38,6 +39,8 @@ class Change:
     #: ignored files that were there at the baseline and are gone (never in the patch either)
     ignored_deleted: list[str] = field(default_factory=list)
     nested_repos: list[str] = field(default_factory=list)
+    #: the user's nested repositories (submodules, clones) the run removed or damaged: path -> how
+    nested_damaged: dict[str, str] = field(default_factory=dict)
     unreadable: list[str] = field(default_factory=list)
     ignored_scan_truncated: bool = False
     #: the object ids of each changed path, repository path -> (baseline's, this tree's): read
@@ -71,6 +74,8 @@ def change_of(b: Baseline, snap: Snapshot) -> Change:
     ignored_gone = [r for p in gone if (r := b.rel(p)) is not None]
     change = Change(base=b.tree, tree=snap.tree, ignored_written=written, ignored_new=new,
                     ignored_deleted=ignored_gone, nested_repos=rel,
+                    nested_damaged={r: how for p, how in damaged(b).items()
+                                    if (r := b.rel(p)) is not None},
                     unreadable=unreadable,
                     ignored_scan_truncated=snap.scan_truncated or b.ignored_truncated)  # fmt: skip
     if snap.tree == b.tree:

@@ -5,11 +5,16 @@ are in the change. A git repository the user already has inside the workspace (a
 in ``lib/`` or ``vendor/``, not registered as a submodule) is one too, once the first snapshot
 has found it (:func:`adopt_nested`): the guards see and revert writes there, and changed_files
 and patch.diff name them.
+
+Their object stores are borrowed (alternates) only while the baseline is taken
+(:func:`own_objects` then copies what the snapshots need); one the agent removes or damages is
+still snapshotted as files and is reported (:func:`damaged`).
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 from agentci.change.baseline import Baseline, Submodule
@@ -21,7 +26,8 @@ from agentci.change.privgit import (
     encode_paths,
     split_z,
 )
-from agentci.change.repo_dirs import dot_git_dir, objects_dir
+from agentci.change.repo_dirs import dot_git_dir, head_commit, objects_dir
+from agentci.gitenv import run_git
 
 
 def find_submodules(pg: PrivateGit, top: Path, listing: list[str] | None = None) -> list[Submodule]:
@@ -40,7 +46,7 @@ def find_submodules(pg: PrivateGit, top: Path, listing: list[str] | None = None)
         index = pg.git_dir / f"index-sub{len(out)}"
         add_alternate(pg, objects_dir(sub_git))
         copy_index(sub_git / "index", index)
-        out.append(Submodule(path=path, index=index))
+        out.append(Submodule(path=path, index=index, head=head_commit(top / path)))
     return out
 
 
@@ -73,6 +79,29 @@ def own_objects(b: Baseline, pg: PrivateGit, user_objects: Path | None) -> None:
         [line for line in alt.read_bytes().splitlines() if line in keep] if alt.is_file() else []
     )
     alt.write_bytes(b"".join(line + b"\n" for line in lines))
+
+
+def damaged(b: Baseline) -> dict[str, str]:
+    """The submodules and nested clones of the baseline that the run removed or damaged
+    (work-tree path -> what happened): their ``.git`` is gone, or the commit they had checked
+    out no longer exists in them (pruned). Their files are still snapshotted as files."""
+    out: dict[str, str] = {}
+    for sm in b.submodules:
+        where = b.work_tree / sm.path
+        sub_git = dot_git_dir(where)
+        if sub_git is None or not objects_dir(sub_git).is_dir():
+            out[sm.path] = "its .git is gone"
+            continue
+        if sm.head is None:
+            continue
+        try:
+            found = run_git(["cat-file", "-e", f"{sm.head}^{{commit}}"], cwd=where, repo=sub_git,
+                            timeout=30).returncode == 0  # fmt: skip
+        except (OSError, subprocess.TimeoutExpired):
+            found = False
+        if not found:
+            out[sm.path] = f"the commit it had checked out, {sm.head[:12]}, no longer exists in it"
+    return out
 
 
 def graft(b: Baseline, pg: PrivateGit, raw: str) -> str:

@@ -31,6 +31,7 @@ def report_change(
         "base": base, "ignored_written": change.ignored_written,
         "ignored_deleted": change.ignored_deleted,
         "nested_repositories": change.nested_repos, "unreadable": change.unreadable,
+        "nested_repositories_damaged": sorted(change.nested_damaged),
     }  # fmt: skip
     report.extra["patch"] = info
     warn: list[tuple[ev.WarningKind, str]] = []
@@ -72,6 +73,14 @@ def report_change(
             (
                 "nested_repository",
                 f"the agent created a git repository at {repo}; it is not part of the patch",
+            )
+        )
+    for repo, how in sorted(change.nested_damaged.items()):
+        warn.append(
+            (
+                "nested_repository",
+                f"the git repository at {repo} was removed or damaged during the run ({how}); "
+                "its commits and history are not in the patch",
             )
         )
     for path in change.unreadable:

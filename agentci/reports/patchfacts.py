@@ -107,4 +107,10 @@ def patch_notes(run: RunReport, code: Any = str) -> list[str]:
         names = ", ".join(code(p) for p in deleted[:10]) + (" …" if len(deleted) > 10 else "")
         lines.append(f"- {len(deleted)} file(s) that .gitignore ignores were deleted (not in the "
                      f"patch, not restored): {names}.")  # fmt: skip
+    damaged = [r for f in _facts(run) for r in f.get("nested_repositories_damaged") or []]
+    if damaged:
+        names = ", ".join(code(r) for r in dict.fromkeys(damaged))
+        lines.append(f"- **git repositories inside the workspace removed or damaged during the "
+                     f"run** (their .git deleted, or their checked-out commit pruned): {names}; "
+                     "patch.diff holds their files, never their commits.")  # fmt: skip
     return ["### Patch", "", *lines, ""] if lines else []

@@ -68,6 +68,22 @@ def test_deleting_a_nested_clones_git_dir_keeps_the_patch(tmp_path: Path) -> Non
     )
 
 
+def test_deleting_a_nested_clones_git_dir_is_reported(tmp_path: Path) -> None:
+    case = case_with_clone(tmp_path, DELETE, {})
+
+    run = case.run()
+
+    assert warnings(run, "nested_repository") == [
+        "the git repository at nested was removed or damaged during the run (its .git is gone);"
+        " its commits and history are not in the patch"
+    ]
+    assert (
+        "removed or damaged during the run** (their .git deleted, or their checked-out commit pruned): `nested`"
+        in (case.out / "summary.md").read_text()
+    )
+    assert run.result["tasks"][0]["extra"]["patch"]["nested_repositories_damaged"] == ["nested"]
+
+
 def test_pruning_a_nested_clones_objects_keeps_the_patch(tmp_path: Path) -> None:
     case = case_with_clone(tmp_path, PRUNE, {})
 
@@ -77,6 +93,18 @@ def test_pruning_a_nested_clones_objects_keeps_the_patch(tmp_path: Path) -> None
     assert run.result["changed_files"] == ["a.txt", "nested/w.py"]
     assert "diff --git a/nested/w.py b/nested/w.py\ndeleted file mode 100644\n" in run.patch
     assert A_TXT in run.patch
+
+
+def test_pruning_a_nested_clones_unpushed_commit_is_reported(tmp_path: Path) -> None:
+    case = case_with_clone(tmp_path, PRUNE, {})
+
+    run = case.run()
+
+    assert len(warnings(run, "nested_repository")) == 1
+    assert warnings(run, "nested_repository")[0].startswith(
+        "the git repository at nested was removed or damaged during the run (the commit it had"
+        " checked out, "
+    )
 
 
 def test_guards_with_a_deleted_nested_git_dir_converge(tmp_path: Path) -> None:
