@@ -49,7 +49,13 @@ from agentci.errors import InvalidInput
 from agentci.gitenv import run_git
 from agentci.hostprog import add_workspace, host_program
 from agentci.recipe.schema import Workspace
-from agentci.tempdirs import forget_worktree, make_temp_dir, worktree_admin, worktrees_locked
+from agentci.tempdirs import (
+    PREFIX,
+    forget_worktree,
+    make_temp_dir,
+    worktree_admin,
+    worktrees_locked,
+)
 
 Isolation = Literal["none", "copy", "worktree"]
 
@@ -65,10 +71,23 @@ class PreparedWorkspace:
     isolation: Isolation
     _cleanup: Callable[[], None] | None = field(default=None, repr=False)
     base_commit: str | None = None  # worktree: the commit it was made from (the original's HEAD)
+    #: worktree: where :meth:`keep` moves the agent's folder (out of the leftovers a later run
+    #: prunes); None for ``none`` and ``copy``
+    kept_path: Path | None = None
+    _keep: Callable[[], None] | None = field(default=None, repr=False)
 
     def cleanup(self) -> None:
         """Remove the copy or worktree (nothing for ``none``). Safe to call twice."""
         fn, self._cleanup = self._cleanup, None
+        if fn is not None:
+            fn()
+
+    def keep(self) -> None:
+        """Keep the worktree (its work is in no written patch): ``git worktree move`` to
+        :attr:`kept_path`; it is never removed by agentci after this. Raises what git raises
+        (the worktree then stays where it was, also not removed)."""
+        self._cleanup = None
+        fn, self._keep = self._keep, None
         if fn is not None:
             fn()
 
@@ -332,5 +351,15 @@ def _worktree(src: Path, originals: Originals) -> PreparedWorkspace:
             if admin is not None:  # `remove` failed: unregister this worktree alone (no prune)
                 forget_worktree(admin, tmp)
 
+    # "agentci-kept-worktree-…": not a name the leftovers' pruning (agentci.tempdirs) matches
+    kept_dir = tmp.with_name(tmp.name.replace(f"{PREFIX}worktree-", f"{PREFIX}kept-worktree-", 1))
+    kept = kept_dir / wt.name
+
+    def keep() -> None:
+        kept_dir.mkdir()
+        with _locked(common):
+            run_git(["worktree", "move", str(wt), str(kept)], cwd=top, repo=git_dir)
+        shutil.rmtree(tmp, ignore_errors=True)
+
     return PreparedWorkspace(path=path, original=src, isolation="worktree", _cleanup=cleanup,
-                             base_commit=commit)  # fmt: skip
+                             base_commit=commit, kept_path=kept / rel, _keep=keep)  # fmt: skip

@@ -31,6 +31,7 @@ WarningKind = Literal[
     "history_redacted",
     "resume_restarted",
     "verify_writes_restored",
+    "workspace_kept",
 ]
 
 
@@ -63,7 +64,9 @@ class WarningEvent(EventBase):
     ``resume_restarted`` (``--resume``: a stopped task's conversation is not in the earlier
     outputs, so it runs from the start), ``verify_writes_restored`` (files the patch is made
     of that a verify run changed were put back as they were before it ran, and repositories it
-    made, ``lib/``, deleted)."""
+    made, ``lib/``, deleted), ``workspace_kept`` (the patch holds none of the agent's work, a
+    signal or a failure while it was taken: the task's git worktree is kept, not removed, and
+    the message and result.json's ``kept_workspace`` say where)."""
 
     type: Literal["warning"] = "warning"
     kind: WarningKind

@@ -68,6 +68,9 @@ class TaskRun:
         self.tracker: ChangeTracker | None = None  # snapshots since the baseline (after setup)
         self.patch_base: str | None = None  # what the patch applies to, when it is not obvious
         self.patching: asyncio.Future[tuple[Change, Patch]] | None = None
+        self.patch_taken = False  # the patch was computed and reported (task_finish)
+        self.prepared: PreparedWorkspace | None = None  # the workspace, once made
+        self.keep_workspace = False  # its work is in no patch: kept, not removed
         self.completed = False  # the work ended by itself (no stop, no signal, no error)
         self._announced = False  # task_started was emitted
         self._search_name: str | None = None  # the engine behind glob/grep_search, once chosen
@@ -122,7 +125,7 @@ class TaskRun:
             ws_config, override = self.plan.workspace, self.settings.workspace_override
             if override is not None:
                 ws_config = ws_config.model_copy(update={"path": str(override)})
-            workspace = await self._prepare(ws_config)
+            workspace = self.prepared = await self._prepare(ws_config)
             self._workspace = workspace.path
             if self.signal_name is not None:  # it came while the workspace was made
                 raise asyncio.CancelledError
@@ -172,9 +175,25 @@ class TaskRun:
             await self._finish(report, int((time.monotonic() - started) * 1000))
             self.finished = report  # reported: a crash in the cleanup below keeps it
             self.sandboxes.cleanup()
-            if workspace is not None:  # a worktree's or copy's files: off the event loop
+            if workspace is not None and self.keep_workspace:
+                await self._keep(workspace)
+            elif workspace is not None:  # a worktree's or copy's files: off the event loop
                 await asyncio.to_thread(workspace.cleanup)
         return report
+
+    async def _keep(self, workspace: PreparedWorkspace) -> None:
+        """Move the worktree to where ``kept_workspace`` says (task_finish); should git
+        refuse, it stays where it was, also kept, and a warning says so."""
+        try:
+            await asyncio.to_thread(workspace.keep)
+        except Exception as err:  # noqa: BLE001 - the work stays on disk either way
+            self.emit(
+                ev.WarningEvent(
+                    kind="workspace_kept",
+                    message=f"the worktree could not be moved ({err}): it is kept at "
+                    f"{workspace.path}, not removed",
+                )
+            )
 
     async def _prepare(self, config: Workspace) -> PreparedWorkspace:
         """:func:`prepare_workspace` in a worker thread: a worktree's checkout or a copy runs

@@ -68,6 +68,7 @@ async def finish(task: TaskRun, report: TaskReport, duration_ms: int) -> None:
         report.extra["no_sandbox"] = task.sandboxes.note
     if task.tracker is not None:
         await _patch(task, task.tracker, report)
+        _keep_unsaved_work(task, report)
     else:
         if task.check is not None:
             await task.check.finish(report)
@@ -92,6 +93,25 @@ async def finish(task: TaskRun, report: TaskReport, duration_ms: int) -> None:
             turns=report.turns,
             changed_files=report.changed_files,
             usage=report.usage,
+        )
+    )
+
+
+def _keep_unsaved_work(task: TaskRun, report: TaskReport) -> None:
+    """A worktree whose work is in no patch (a signal, or a failure, while it was taken) is
+    kept, not removed: its place goes into result.json (``kept_workspace``) and a
+    ``workspace_kept`` warning; :meth:`TaskRun.run` moves it there once the task is over."""
+    prepared = task.prepared
+    if task.patch_taken or prepared is None or prepared.kept_path is None:
+        return
+    task.keep_workspace = True
+    report.extra["kept_workspace"] = str(prepared.kept_path)
+    task.emit(
+        ev.WarningEvent(
+            kind="workspace_kept",
+            message=f"the patch holds none of the agent's work ({report.reason or 'it failed'}): "
+            f"the worktree is kept at {prepared.kept_path}, not removed; remove it with "
+            "`git worktree remove` when done",
         )
     )
 
@@ -131,7 +151,7 @@ async def _patch(task: TaskRun, tracker: ChangeTracker, report: TaskReport) -> N
             report.status, report.reason = finished_status(task, not change.empty)
         redactor = task.settings.redactor
         task.patch = report_change(report, change, patch, redactor, task.patch_base, task.emit)
-        done = True
+        done = task.patch_taken = True
     except asyncio.CancelledError:
         if task.signal_name is None:
             raise
