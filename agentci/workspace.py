@@ -71,8 +71,8 @@ class PreparedWorkspace:
     isolation: Isolation
     _cleanup: Callable[[], None] | None = field(default=None, repr=False)
     base_commit: str | None = None  # worktree: the commit it was made from (the original's HEAD)
-    #: worktree: where :meth:`keep` moves the agent's folder (out of the leftovers a later run
-    #: prunes); None for ``none`` and ``copy``
+    #: copy or worktree: where :meth:`keep` moves the agent's folder (out of the leftovers a
+    #: later run prunes); None for ``none``
     kept_path: Path | None = None
     _keep: Callable[[], None] | None = field(default=None, repr=False)
 
@@ -83,9 +83,9 @@ class PreparedWorkspace:
             fn()
 
     def keep(self) -> None:
-        """Keep the worktree (its work is in no written patch): ``git worktree move`` to
-        :attr:`kept_path`; it is never removed by agentci after this. Raises what git raises
-        (the worktree then stays where it was, also not removed)."""
+        """Keep the copy or worktree (its work is in no written patch): moved to
+        :attr:`kept_path` (``git worktree move`` for a worktree); never removed by agentci
+        after this. Raises what the move raises (it then stays where it was, not removed)."""
         self._cleanup = None
         fn, self._keep = self._keep, None
         if fn is not None:
@@ -215,11 +215,15 @@ def _copy(src: Path) -> PreparedWorkspace:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    # "agentci-kept-copy-…": not a name the leftovers' pruning (agentci.tempdirs) matches
+    kept_dir = tmp.with_name(tmp.name.replace(f"{PREFIX}copy-", f"{PREFIX}kept-copy-", 1))
     return PreparedWorkspace(
         path=dest.resolve(),
         original=src,
         isolation="copy",
         _cleanup=lambda: shutil.rmtree(tmp, ignore_errors=True),
+        kept_path=kept_dir.parent.resolve() / kept_dir.name / dest.name,
+        _keep=lambda: os.rename(tmp, kept_dir),
     )
 
 

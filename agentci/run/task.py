@@ -182,15 +182,15 @@ class TaskRun:
         return report
 
     async def _keep(self, workspace: PreparedWorkspace) -> None:
-        """Move the worktree to where ``kept_workspace`` says (task_finish); should git
-        refuse, it stays where it was, also kept, and a warning says so."""
+        """Move the copy or worktree to where ``kept_workspace`` says (task_finish); should
+        that fail, it stays where it was, also kept, and a warning says so."""
         try:
             await asyncio.to_thread(workspace.keep)
         except Exception as err:  # noqa: BLE001 - the work stays on disk either way
             self.emit(
                 ev.WarningEvent(
                     kind="workspace_kept",
-                    message=f"the worktree could not be moved ({err}): it is kept at "
+                    message=f"the {workspace.isolation} could not be moved ({err}): it is kept at "
                     f"{workspace.path}, not removed",
                 )
             )

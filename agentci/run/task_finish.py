@@ -97,8 +97,12 @@ async def finish(task: TaskRun, report: TaskReport, duration_ms: int) -> None:
     )
 
 
+#: How to remove a kept workspace, once its work is saved.
+REMOVE_KEPT = {"copy": "delete it when done", "worktree": "`git worktree remove` it when done"}
+
+
 def _keep_unsaved_work(task: TaskRun, report: TaskReport) -> None:
-    """A worktree whose work is in no patch (a signal, or a failure, while it was taken) is
+    """A copy or worktree whose work is in no patch (a signal, or a failure, while it was taken) is
     kept, not removed: its place goes into result.json (``kept_workspace``) and a
     ``workspace_kept`` warning; :meth:`TaskRun.run` moves it there once the task is over."""
     prepared = task.prepared
@@ -110,8 +114,8 @@ def _keep_unsaved_work(task: TaskRun, report: TaskReport) -> None:
         ev.WarningEvent(
             kind="workspace_kept",
             message=f"the patch holds none of the agent's work ({report.reason or 'it failed'}): "
-            f"the worktree is kept at {prepared.kept_path}, not removed; remove it with "
-            "`git worktree remove` when done",
+            f"the {prepared.isolation} is kept at {prepared.kept_path}, not removed; "
+            + REMOVE_KEPT[prepared.isolation],
         )
     )
 

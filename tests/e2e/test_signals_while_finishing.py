@@ -79,12 +79,15 @@ def test_sigterm_while_the_outputs_are_written_exits_143(tmp_path: Path):
     _assert_cancelled(case.out, code)
 
 
-def test_a_worktree_whose_patch_a_sigterm_stopped_is_kept_with_the_work(tmp_path: Path):
-    """``isolation: worktree``: the worktree is the only copy of the agent's work, and a signal
-    while the patch is taken leaves patch.diff empty: the worktree is kept (moved out of the
-    temp folders a later run prunes), result.json and a warning say where."""
+@pytest.mark.parametrize("isolation", ["worktree", "copy"])
+def test_a_workspace_whose_patch_a_sigterm_stopped_is_kept_with_the_work(
+    tmp_path: Path, isolation: str
+):
+    """``isolation: worktree`` / ``copy``: that folder is the only copy of the agent's work,
+    and a signal while the patch is taken leaves patch.diff empty: the folder is kept (moved out
+    of the temp folders a later run prunes), result.json and a warning say where."""
     script = [shell_call("seq 1 7000000 > big.txt"), {"text": "done"}]  # ~54 MB, one new file
-    case = make_case(tmp_path, script, {**ALLOW_SEQ, "workspace": {"isolation": "worktree"}})
+    case = make_case(tmp_path, script, {**ALLOW_SEQ, "workspace": {"isolation": isolation}})
     proc = case.popen("-q")
     wait_for(lambda: _after_turn_2(_events(case.out)), timeout=300, what="turn 2")
     code = _stop(proc)
@@ -93,14 +96,16 @@ def test_a_worktree_whose_patch_a_sigterm_stopped_is_kept_with_the_work(tmp_path
     assert task["reason"] == "cancelled by SIGTERM while the patch was taken"
     kept = Path(task["extra"]["kept_workspace"])
     try:
-        assert kept.name == case.repo.name and kept.parent.name.startswith("agentci-kept-worktree-")
+        assert kept.name == case.repo.name
+        assert kept.parent.name.startswith(f"agentci-kept-{isolation}-")
         assert (kept / "big.txt").read_text().startswith("1\n2\n3\n")
         listed = subprocess.run(["git", "worktree", "list", "--porcelain"], cwd=case.repo,
                                 capture_output=True, text=True, check=True).stdout  # fmt: skip
-        assert f"worktree {kept}\n" in listed
+        assert (f"worktree {kept}\n" in listed) == (isolation == "worktree")
         warnings = [e for e in _events(case.out) if e["type"] == "warning"]
         assert [e["kind"] for e in warnings] == ["workspace_kept"]
         assert str(kept) in warnings[0]["message"]
     finally:
-        subprocess.run(["git", "worktree", "remove", "--force", str(kept)], cwd=case.repo)
+        if isolation == "worktree":
+            subprocess.run(["git", "worktree", "remove", "--force", str(kept)], cwd=case.repo)
         shutil.rmtree(kept.parent, ignore_errors=True)
