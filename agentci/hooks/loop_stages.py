@@ -135,8 +135,14 @@ class AfterAgent:
         return reported(self.verdict)
 
 
-async def session_end(runner: HookRunner | None, **fields: Any) -> list[ev.Event]:
-    """The session_end hooks of a task that started (none otherwise): their events."""
+async def session_end(runner: HookRunner | None, verdict: HookVerdict, **fields: Any) -> None:
+    """The session_end hooks of a task that started (none otherwise), one after the other,
+    into ``verdict`` (:func:`reported` makes their events); ``verdict.running`` is the hook
+    running now, for the caller to report it stopped when a signal cancels this."""
     if runner is None or not runner.started:
-        return []
-    return reported(await observe(runner, "session_end", **fields))
+        return
+    payload = runner.payload("session_end", **fields)
+    for hook in runner.matching("session_end"):
+        verdict.running = hook
+        await runner.run(hook, payload, verdict)
+        verdict.running = None

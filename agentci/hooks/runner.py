@@ -193,3 +193,16 @@ class HookRunner:
         verdict.events.append(event)
         self.results.append(event)  # the same object: a later change (a rewrite) shows here
         return answer
+
+    def stopped(self, hook: CompiledHook, verdict: HookVerdict, reason: str) -> None:
+        """``hook`` was stopped while it ran (a signal cancelled it: :func:`run_process` killed
+        its process group): its ``hook_result``, no exit code, ``reason`` saying why."""
+        event = HookResult(
+            hook=hook.label,
+            command=hook.hook.command,
+            exit_code=None,
+            stage=hook.stage,
+            reason=cap(reason, EVENT_CAP),
+        )
+        verdict.events.append(event)
+        self.results.append(event)

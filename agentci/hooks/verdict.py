@@ -54,3 +54,4 @@ class HookVerdict:
     context: list[str] = field(default_factory=list)
     args: dict[str, Any] | None = None
     failures: list[str] = field(default_factory=list)  # observing hooks that failed (warnings)
+    running: CompiledHook | None = None  # session_end: the hook running now (a signal stops it)

@@ -68,6 +68,7 @@ class TaskRun:
         self.tracker: ChangeTracker | None = None  # snapshots since the baseline (after setup)
         self.patch_base: str | None = None  # what the patch applies to, when it is not obvious
         self.patching: asyncio.Future[tuple[Change, Patch]] | None = None
+        self.ending: asyncio.Future[None] | None = None  # the session_end hooks (task_finish)
         self.patch_taken = False  # the patch was computed and reported (task_finish)
         self.prepared: PreparedWorkspace | None = None  # the workspace, once made
         self.keep_workspace = False  # its work is in no patch: kept, not removed
@@ -107,10 +108,11 @@ class TaskRun:
         return point is not None and point.continued and not self.resumed
 
     def cancel(self, signal_name: str) -> None:
-        """Stop the model call or tool that is running, or the taking of the patch; the task
-        ends ``cancelled``."""
+        """Stop the model call or tool that is running, or the taking of the patch (the task
+        ends ``cancelled``), or the session_end hooks of a task that has ended (its status
+        stays; the run ends ``cancelled``)."""
         self.signal_name = self.signal_name or signal_name
-        for job in (self._work, self.patching):
+        for job in (self._work, self.patching, self.ending):
             if job is not None and not job.done():
                 job.cancel()
 

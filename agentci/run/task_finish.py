@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 from agentci.errors import Blocked, BudgetExhausted, GitWouldBlock, HookStopped, StopRun
 from agentci.events import types as ev
-from agentci.hooks.loop_stages import session_end
+from agentci.hooks.loop_stages import reported, session_end
+from agentci.hooks.verdict import HookVerdict
 from agentci.outcome import Status, exit_code_for
 from agentci.providers.history import message_dict
 from agentci.reports.change_report import report_change
@@ -122,19 +123,38 @@ def _keep_unsaved_work(task: TaskRun, report: TaskReport) -> None:
 
 async def _session_end(task: TaskRun, report: TaskReport) -> None:
     """The session_end hooks of a task whose session started, however it ended; they
-    observe (a failure is a warning), and a bug in running them loses no report."""
-    try:
-        events = await session_end(
+    observe (a failure is a warning), and a bug in running them loses no report. A signal
+    while one runs (:meth:`TaskRun.cancel`) stops it — its process group is killed — and the
+    later ones do not run: the run goes on to write its outputs."""
+    verdict = HookVerdict()
+    more: list[ev.Event] = []
+    task.ending = asyncio.ensure_future(
+        session_end(
             task.hooks,
+            verdict,
             status=report.status.value,
             exit_code=report.exit_code,
             reason=report.reason,
             turns=report.turns,
             changed_files=report.changed_files,
         )
+    )
+    try:
+        await task.ending
+    except asyncio.CancelledError:
+        if task.signal_name is None:
+            raise
+        if task.hooks is not None and verdict.running is not None:
+            why = (
+                f"cancelled by {task.signal_name}: the hook was stopped (its processes killed) "
+                "and the later session_end hooks were not run"
+            )
+            task.hooks.stopped(verdict.running, verdict, why)
     except Exception as err:  # noqa: BLE001 - the task's end is reported whatever happens
-        events = [ev.WarningEvent(kind="hook_warning", message=f"session_end hooks: {err}")]
-    for event in events:
+        more = [ev.WarningEvent(kind="hook_warning", message=f"session_end hooks: {err}")]
+    finally:
+        task.ending = None
+    for event in [*reported(verdict), *more]:
         task.emit(event)
     if task.hooks is not None and task.hooks.results:
         report.extra["hooks"] = hook_facts(task.hooks.results)
