@@ -5,8 +5,10 @@ writes patch, JUnit, result.json and summary, and the last event is ``run_finish
 
 The run's end is decided once: the outputs are written by a child process (a large patch takes
 seconds to redact), so a signal that comes meanwhile still cancels the run — the child is killed
-and the run ends ``cancelled`` with the outputs that could be written. Once
-the outputs are written (:attr:`Runner.committed`), nothing changes the status or exit code.
+and the run ends ``cancelled`` with the outputs that could be written. A signal after the run's
+report was made and before its writing started (while the loop's worker threads are retired)
+makes that report ``cancelled`` before it is written. Once the outputs are written
+(:attr:`Runner.committed`), nothing changes the status or exit code.
 """
 
 from __future__ import annotations
@@ -92,6 +94,7 @@ class Runner:
         self.started_at = ""  # ISO-8601 UTC, set when the run starts
         self.committed = False  # the outputs hold the final status: no signal changes it now
         self._writing: asyncio.Future[list[str]] | None = None
+        self._said: str | None = None  # the signal the report being written says, if any
         self.reports: list[TaskReport] = []  # the tasks finished so far (a crash keeps them)
         self.patches: dict[str, str] = {}
         self.workers: LoopWorkers | None = None  # the loop's thread pool, when the run owns it
@@ -106,7 +109,7 @@ class Runner:
         self.signal_name = self.signal_name or signal_name
         if self.current is not None:
             self.current.cancel(signal_name)
-        if self._writing is not None and not self._writing.done():
+        if self._writing is not None and not self._writing.done() and self._said is None:
             self._writing.cancel()
 
     async def run(self) -> RunReport:
@@ -156,16 +159,18 @@ class Runner:
             patches[plan.name] = task.patch
         self.current = None
         self.settings.drop_handover()
-        if self.signal_name is not None:  # the tasks the signal came before
+        # one look: a signal from now on is the report's to say (_finish), not half of it here
+        signal_name = self.signal_name
+        if signal_name is not None:  # the tasks the signal came before
             if not early and not any(r.status is Status.cancelled for r in reports):
                 # it came after a task's end (its session_end hooks, its cleanup) or between two
                 # tasks: no task said so, the run does (it ends cancelled all the same)
-                self.emitter.emit(ev.UserCancelled(signal=self.signal_name))
-            code = exit_code_for(Status.cancelled, signal_name=self.signal_name)
+                self.emitter.emit(ev.UserCancelled(signal=signal_name))
+            code = exit_code_for(Status.cancelled, signal_name=signal_name)
             done = {r.name for r in reports}
             for plan in self.plans:
                 if plan.name not in done:
-                    reason = f"cancelled by {self.signal_name} before it started"
+                    reason = f"cancelled by {signal_name} before it started"
                     point = self.settings.resume.get(plan.name)
                     if point is not None and (point.kept or point.continued):  # nothing lost
                         reports.append(
@@ -180,9 +185,9 @@ class Runner:
         reason = next(
             (f"{r.name}: {r.reason}" for r in reports if r.status == status and r.reason), ""
         )
-        if self.signal_name is not None:
-            status, reason = Status.cancelled, f"cancelled by {self.signal_name}"
-            code = exit_code_for(status, signal_name=self.signal_name)
+        if signal_name is not None:
+            status, reason = Status.cancelled, f"cancelled by {signal_name}"
+            code = exit_code_for(status, signal_name=signal_name)
         report = RunReport(
             run_id=self.emitter.run_id,
             recipe=self.settings.recipe_label,
@@ -196,7 +201,7 @@ class Runner:
             started_at=self.started_at,
             resumed_from=self.resumed_from,
         )
-        await self._finish(report, patches)
+        await self._finish(report, patches, signal_name)
         return report
 
     def _warm_up(self) -> None:
@@ -218,8 +223,9 @@ class Runner:
         page = "report.html" in self.optional
         self._warming = asyncio.get_running_loop().run_in_executor(None, _warm, models, page)
 
-    async def _finish(self, report: RunReport, patches: dict[str, str]) -> None:
-        """Write the outputs off the event loop, then ``run_finished`` (see the module doc)."""
+    async def _finish(self, report: RunReport, patches: dict[str, str], said: str | None) -> None:
+        """Write the outputs off the event loop, then ``run_finished`` (see the module doc);
+        ``said``: the signal the report was made with (its status says it already)."""
         out, rd = self.out_dir, self.redactor
         moved = moved_runtime()
         if moved:  # its lazy imports (the outputs writer's) would run the agent's modules
@@ -229,7 +235,13 @@ class Runner:
             return
         if self.workers is not None:  # so the writer can fork (agentci/run/workers.py)
             await self.workers.retire()
-        before = self.signal_name  # a signal the run has already ended on (and reported)
+        late = self.signal_name if said is None else None
+        if late is not None:  # it came once the report was made: the report says it now
+            report.status = Status.cancelled
+            report.exit_code = exit_code_for(Status.cancelled, signal_name=late)
+            report.reason = f"cancelled by {late} before the outputs were written"
+            self.emitter.emit(ev.UserCancelled(signal=late))
+        before = self._said = said or late  # a signal the run has already ended on (and reported)
         self._writing = asyncio.ensure_future(self.writer(out, report, patches, rd, self.optional))
         try:
             failed = await self._writing
