@@ -213,9 +213,13 @@ class ChangeTracker:
 
     def _one_at_a_time(self, step: Callable[..., _T], *args: object) -> _T:
         """Run ``step(*args)`` (in a worker thread) once no other git step of this tracker
-        runs: a thread whose awaiting task was cancelled is waited for, not raced."""
-        with self._git_steps:
+        runs: a thread whose awaiting task was cancelled is waited for, not raced (an explicit
+        ``acquire``: tests/change/test_snapshot_cancelled_step.py sees a step wait there)."""
+        self._git_steps.acquire()
+        try:
             return step(*args)
+        finally:
+            self._git_steps.release()
 
     def _take(self) -> tuple[Snapshot, Change]:
         snap = take(self.baseline)
