@@ -77,6 +77,9 @@ class Baseline:
     deadline: float | None = None  # time.monotonic() by which each git call must end
     ignored_truncated: bool = False  # the baseline's ignored scan was cut short
     head: str = ""  # the tree the private HEAD commit holds (agentci.change.walk.set_head)
+    #: a snapshot stopped (a git failure, its deadline) after writing the private index and
+    #: before its tree became ``head``: the next one writes the tree, whatever its walk says
+    index_ahead: bool = False
     rules_changed: bool = False  # a .gitignore changed since the baseline: rules are frozen
     #: Raises when a git call runs long because of what the work tree holds (PrivateGit.on_stall)
     watch: Callable[[], object] | None = None

@@ -240,6 +240,9 @@ def take(b: Baseline) -> Snapshot:
     walk = status(pg, specs)
     unreadable: list[str] = []
     nested = list(walk.nested)
+    # the walk compares the work tree with the index: an index written by a snapshot that
+    # stopped before its tree became HEAD would make this one reuse that older HEAD
+    stale, b.index_ahead = b.index_ahead, True
     if not b.raw and walk.nested:  # the baseline: the user's own clones, as gitlinks to adopt
         _, err = pg.run(["add", "--ignore-errors", "--", *walk.nested], literal=True, ok=(0, 1))
         unreadable = _add_problems(err)[0]
@@ -261,10 +264,11 @@ def take(b: Baseline) -> Snapshot:
             apply_overlay(b, pg)
     touched = walk.changed or walk.new or unreadable or b.rules_changed or b.overlay or nested
     # nothing changed the index since its tree was written: that tree, without a git call
-    raw = pg.write_tree() if touched or not b.head else b.head
+    raw = pg.write_tree() if touched or stale or not b.head else b.head
     if raw != b.head:
         set_head(pg, raw)
         b.head = raw
+    b.index_ahead = False
     tree = graft(b, pg, raw)
     ignored, truncated = scan_ignored(b, walk.ignored, dropped, forced)
     return Snapshot(tree=tree, raw=raw, ignored=ignored, nested=sorted(set(nested)),
