@@ -7,6 +7,8 @@ one) run with ``agentci run`` on a real git repository, with a scripted model th
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +81,12 @@ def test_a_docs_snippet_runs_with_its_scripts(tmp_path: Path, snippet: dict[str,
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-    run = case.run()
+    # the hooks' python3 is the interpreter of the tests (setup-python's in CI), not a version
+    # manager's shim: pyenv's bash shim costs ~250 ms CPU a start on top of Python's (measured
+    # at load 15: 317 vs 129 ms for the whole hook), seconds at load 20, which the page's 5 s
+    # before_model timeout is not about; agentci's own start of a hook still counts in it
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
+    run = case.run(env={"PATH": path})
     assert run.code == 0, run.stderr
     results = [e for e in run.events if e.type == "hook_result"]
     broken = [(e.hook, e.exit_code, e.output) for e in results if e.exit_code != 0]
