@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from agentci.process_groups import RUNNING_GROUPS, kill_group
+from agentci.process_groups import RUNNING_GROUPS, kill_group, start_in_session
 
 #: Python's bytecode prefix for the commands agentci starts (``PYTHONPYCACHEPREFIX``, set by
 #: :data:`agentci.policy.env.NO_CACHES`): a folder in the sandbox's own private ``/tmp``, where
@@ -109,6 +109,47 @@ class ProcessResult:
     output_limited: bool = False
 
 
+class CappedOutput:
+    """A command's output as it is read: its head and tail kept (:class:`HeadTailBuffer` of
+    ``cap`` bytes) until more than ``limit`` bytes came, then dropped; and the command's
+    :class:`ProcessResult`. Both ways of running a command use it (:func:`run_blocking`,
+    :func:`agentci.process.run_process`)."""
+
+    def __init__(self, cap: int, limit: int) -> None:
+        self._buf = HeadTailBuffer(cap)
+        self.limit = limit
+        #: True once the output went past ``limit`` (the command is then killed)
+        self.limited = False
+
+    def feed(self, chunk: bytes) -> bool:
+        """Keep ``chunk`` (nothing once limited); True when it took the output past the
+        limit: the caller kills the command's group."""
+        if self.limited:
+            return False
+        self._buf.feed(chunk)
+        self.limited = self._buf.total > self.limit
+        return self.limited
+
+    def result(
+        self, exit_code: int | None, *, timed_out: bool, timeout: float, start: float
+    ) -> ProcessResult:
+        """The command's result: no exit code when it was killed for its output or its time
+        (``timeout`` seconds), which a line after the output says; ``start`` is its
+        ``time.monotonic()`` start."""
+        output = self._buf.text()
+        if self.limited:
+            output += f"\n[killed: output exceeded {self.limit} bytes]"
+        if timed_out:
+            output += f"\n[killed: timed out after {timeout:g}s]"
+        return ProcessResult(
+            exit_code=None if self.limited or timed_out else exit_code,
+            output=output,
+            timed_out=timed_out,
+            duration_ms=int((time.monotonic() - start) * 1000),
+            output_limited=self.limited,
+        )
+
+
 def host_env(env: Mapping[str, str]) -> dict[str, str]:
     """``env`` for a command that runs on the host: the sandbox's bytecode prefix is
     :data:`HOST_PYCACHE_PREFIX` there (a prefix the recipe passes itself is kept)."""
@@ -159,28 +200,18 @@ def run_blocking(
     deadline = start + timeout
     argv = limited_argv(command, max_file_bytes, max_processes)
     with sandbox.launch(argv, cwd) as (wrapped, fds):  # the fds close once the child has them
-        proc = subprocess.Popen(
-            wrapped,
-            cwd=str(cwd),
-            env=dict(env),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            pass_fds=fds,
-        )
+        proc = start_in_session(wrapped, cwd=cwd, env=env, pass_fds=fds)
     RUNNING_GROUPS.add(proc.pid)
     assert proc.stdout is not None
     pipe = proc.stdout.fileno()
     os.set_blocking(pipe, False)
-    buf = HeadTailBuffer(output_cap)
-    limited = timed_out = stopped = False
+    out = CappedOutput(output_cap, max_output_bytes)
+    timed_out = stopped = False
     with selectors.DefaultSelector() as watch:
         watch.register(pipe, selectors.EVENT_READ)
 
         def drain(until: float) -> bool:
             """Read what is there (waiting at most until ``until``); False at end of file."""
-            nonlocal limited
             for _ in watch.select(max(0.0, min(POLL_SECONDS, until - time.monotonic()))):
                 try:
                     chunk = os.read(pipe, 65536)
@@ -188,11 +219,8 @@ def run_blocking(
                     return True
                 if not chunk:
                     return False
-                if not limited:
-                    buf.feed(chunk)
-                    if buf.total > max_output_bytes:
-                        limited = True
-                        kill_group(proc.pid)
+                if out.feed(chunk):
+                    kill_group(proc.pid)
             return True
 
         try:
@@ -230,16 +258,4 @@ def run_blocking(
         finally:
             RUNNING_GROUPS.discard(proc.pid)
             proc.stdout.close()
-    code = None if limited or timed_out else proc.returncode
-    output = buf.text()
-    if limited:
-        output += f"\n[killed: output exceeded {max_output_bytes} bytes]"
-    if timed_out:
-        output += f"\n[killed: timed out after {timeout:g}s]"
-    return ProcessResult(
-        exit_code=code,
-        output=output,
-        timed_out=timed_out,
-        duration_ms=int((time.monotonic() - start) * 1000),
-        output_limited=limited,
-    )
+    return out.result(proc.returncode, timed_out=timed_out, timeout=timeout, start=start)

@@ -23,7 +23,7 @@ from agentci.childproc import (
     DEFAULT_MAX_FILE_BYTES,
     DEFAULT_MAX_OUTPUT_BYTES,
     DEFAULT_MAX_PROCESSES,
-    HeadTailBuffer,
+    CappedOutput,
     Launcher,
     ProcessResult,
     host_env,
@@ -115,18 +115,12 @@ async def run_process(
                 await _exit_status(started)
             raise
     RUNNING_GROUPS.add(proc.pid)
-    buf = HeadTailBuffer(output_cap)
-    limited = False
+    out = CappedOutput(output_cap, max_output_bytes)
 
     async def pump() -> None:
-        nonlocal limited
         assert proc.stdout is not None
-        while chunk := await proc.stdout.read(65536):
-            if limited:
-                continue  # drain until the killed group closes the pipe
-            buf.feed(chunk)
-            if buf.total > max_output_bytes:
-                limited = True
+        while chunk := await proc.stdout.read(65536):  # once limited: until the pipe closes
+            if out.feed(chunk):
                 kill_group(proc.pid)
 
     async def finish() -> int:
@@ -169,17 +163,4 @@ async def run_process(
         await asyncio.wait_for(reader, 2)
     except asyncio.TimeoutError:
         reader.cancel()
-    if limited:
-        code = None
-    output = buf.text()
-    if limited:
-        output += f"\n[killed: output exceeded {max_output_bytes} bytes]"
-    if timed_out:
-        output += f"\n[killed: timed out after {timeout:g}s]"
-    return ProcessResult(
-        exit_code=code,
-        output=output,
-        timed_out=timed_out,
-        duration_ms=int((time.monotonic() - start) * 1000),
-        output_limited=limited,
-    )
+    return out.result(code, timed_out=timed_out, timeout=timeout, start=start)

@@ -1,5 +1,5 @@
-"""Ending a command agentci started: its process group, and the processes below it that left
-the group.
+"""Starting a command in a process group of its own (:func:`start_in_session`), and ending it:
+its process group, and the processes below it that left the group.
 
 A command runs in a session of its own, so killing its process group ends it and what it
 started in the group. A process below it may have left the group, though, with a session of its
@@ -22,10 +22,31 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import subprocess
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 #: Process groups of the commands running now (a second signal kills them before exiting).
 RUNNING_GROUPS: set[int] = set()
+
+
+def start_in_session(
+    argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], pass_fds: Sequence[int]
+) -> subprocess.Popen[bytes]:
+    """Start ``argv`` in a new session (its own process group, which :func:`kill_group` ends)
+    with stdin from ``/dev/null`` and stdout and stderr into one pipe; ``pass_fds`` are
+    inherited. Both ways of running a command start it so (:mod:`agentci.spawn`,
+    :func:`agentci.childproc.run_blocking`)."""
+    return subprocess.Popen(
+        list(argv),
+        cwd=str(cwd),
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        pass_fds=tuple(pass_fds),
+    )
 
 
 def children(pid: int) -> list[int]:

@@ -24,6 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from agentci.process_groups import start_in_session
+
 
 class Child:
     """A started command: the part of ``asyncio.subprocess.Process`` that
@@ -60,18 +62,7 @@ async def spawn(
     loop = asyncio.get_running_loop()
     exited: asyncio.Future[int] = loop.create_future()
     popen = await _in_thread(
-        loop,
-        lambda: subprocess.Popen(
-            list(argv),
-            cwd=str(cwd),
-            env=dict(env),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            pass_fds=tuple(pass_fds),
-        ),
-        exited,
+        loop, lambda: start_in_session(argv, cwd=cwd, env=env, pass_fds=pass_fds), exited
     )
     try:
         reader = asyncio.StreamReader()
