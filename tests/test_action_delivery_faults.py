@@ -19,6 +19,8 @@ from test_action import PROJECT, _bin_dir
 from test_action_delivery import PR_EVENT, REPO, TOKEN
 from tool_harness import init_repo
 
+from agentci.testing.processes import running
+
 TIMEOUT = "5"  # seconds for each gh/git process (AGENTCI_DELIVERY_TIMEOUT)
 
 GH = """\
@@ -135,11 +137,7 @@ class Deliver:
     def child_is_gone(self) -> bool:
         pid = int((self.folder / "child").read_text())
         for _ in range(100):  # the killed child is reaped by init: wait for that, not a clock
-            try:
-                state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
-            except OSError:
-                return True
-            if state in ("Z", "X"):
+            if not running(pid):
                 return True
             time.sleep(0.05)
         return False

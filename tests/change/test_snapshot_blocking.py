@@ -19,6 +19,7 @@ import pytest
 from agentci.change.patch import capture_baseline, changed_files
 from agentci.change.privgit import GitTimedOut
 from agentci.errors import GitWouldBlock
+from agentci.testing.processes import running
 from agentci.testing.repo import commit_repo
 
 pytestmark = pytest.mark.timeout(120)
@@ -79,13 +80,4 @@ def test_a_blocked_git_call_is_killed_with_its_children_at_the_deadline(
     bare = replace(base.git, on_stall=None)  # the deadline alone, without the look at the pipe
     with pytest.raises(GitTimedOut, match=r"^git add -A did not finish in \d+ s and was stopped"):
         bare.run(["add", "-A", "--", *base.pathspecs])
-    assert not _alive(int(pid_file.read_text()))
-
-
-def _alive(pid: int) -> bool:
-    """True while ``pid`` runs (a zombie waiting for its reaper has ended)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
+    assert not running(int(pid_file.read_text()))

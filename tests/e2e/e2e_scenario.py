@@ -58,22 +58,6 @@ def wait_for(predicate: Any, timeout: float = 20.0, what: str = "condition") -> 
         time.sleep(0.05)
 
 
-def pids_with(marker: str) -> list[int]:
-    """Processes whose command line contains ``marker`` (e.g. a unique ``sleep`` duration)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        if marker in cmdline and ") Z " not in stat:  # zombies have already ended
-            found.append(int(entry.name))
-    return found
-
-
 def kill_all(pids: list[int]) -> None:
     """Clean up processes a test knows about (after SIGKILL tests)."""
     for pid in pids:

@@ -23,8 +23,9 @@ from batch_scenario import (
     result,
     suites,
 )
-from e2e_scenario import jsonl_lines, kill_all, pids_with, wait_for
+from e2e_scenario import jsonl_lines, kill_all, wait_for
 
+from agentci.testing.processes import pids_with
 from agentci.testing.repo import git
 
 

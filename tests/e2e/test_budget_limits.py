@@ -8,9 +8,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from e2e_scenario import assert_agree, make_case, pids_with, shell_call, write_call
+from e2e_scenario import assert_agree, make_case, shell_call, write_call
 
 from agentci.events import types as ev
+from agentci.testing.processes import pids_with
 
 
 def writes(n: int) -> list:

@@ -16,10 +16,11 @@ import time
 from pathlib import Path
 
 import pytest
-from e2e_scenario import make_case, pids_with, shell_call, wait_for
+from e2e_scenario import make_case, shell_call, wait_for
 from otel_spans import OtlpReceiver, clean_env, closed_port, run_with_memory_exporter
 
 from agentci.testing.fake_gemini import FakeGemini
+from agentci.testing.processes import pids_with
 
 pytest.importorskip(
     "opentelemetry.sdk", reason="the otel extra (agentci-runner[otel]) is not installed"

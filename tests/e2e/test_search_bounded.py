@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from e2e_scenario import jsonl_lines, make_case, pids_with, shell_call, wait_for
+from e2e_scenario import jsonl_lines, make_case, shell_call, wait_for
 
 from agentci.testing.cli import run_recipe
+from agentci.testing.processes import pids_with
 
 YOLO = {"policy": {"mode": "yolo"}}
 

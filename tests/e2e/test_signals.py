@@ -23,13 +23,13 @@ from e2e_scenario import (
     jsonl_lines,
     kill_all,
     make_case,
-    pids_with,
     shell_call,
     wait_for,
     write_call,
 )
 
 from agentci.testing.fake_gemini import FakeGemini
+from agentci.testing.processes import pids_with
 
 CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
 ALLOW_SLEEP = {"policy": {"rules": [{"tool": "run_shell_command", "command": "sleep", "decision": "allow"}]}}  # fmt: skip

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from agentci.testing.case import Case, shell_call, write_case
+from agentci.testing.processes import running
 
 #: A before_tool hook that starts a grandchild, writes both pids, and waits for a long time.
 LINGER = """\
@@ -44,20 +45,11 @@ def _wait_for(path: Path, proc: subprocess.Popen[str]) -> None:
         time.sleep(0.05)
 
 
-def _alive(pid: int) -> bool:
-    """The process exists and is not a zombie (a dead child nobody reaped yet)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
-
-
 def _gone(pids: list[int]) -> bool:
     """Whether every pid has ended; waits while any is alive (the kernel delivers the
     parent-death signal and the watchdog kills its group asynchronously)."""
     for _ in range(600):
-        if not any(_alive(p) for p in pids):
+        if not any(running(p) for p in pids):
             return True
         time.sleep(0.05)
     return False
@@ -119,7 +111,7 @@ def test_no_hook_process_outlives_agentci_killed_with_sigkill(tmp_path: Path):
     proc = case.popen()
     _wait_for(pids, proc)
     hook_pids = [int(p) for p in pids.read_text().split()]
-    assert all(_alive(p) for p in hook_pids)
+    assert all(running(p) for p in hook_pids)
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate(timeout=60)
     assert _gone(hook_pids)

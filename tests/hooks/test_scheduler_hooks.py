@@ -13,6 +13,7 @@ from agentci.errors import HookStopped, InvalidInput
 from agentci.hooks.runner import HookRunner
 from agentci.providers.base import ToolCallPart
 from agentci.recipe.hook_config import Hooks
+from agentci.testing.processes import pids_with
 
 NO_CURL = """\
 import json, sys
@@ -307,19 +308,4 @@ def test_a_stop_on_a_later_read_ends_the_reads_already_started(ws, recipe_dir):
         "deny",
     ]
     assert of_type(events, "tool_call_response") == []
-    assert not _alive(marker)
-
-
-def _alive(marker: str) -> bool:
-    """Whether a live (not zombie) process has ``marker`` in its command line."""
-    for d in Path("/proc").iterdir():
-        if not d.name.isdigit():
-            continue
-        try:
-            cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            state = (d / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker in cmd and state != "Z":
-            return True
-    return False
+    assert pids_with(marker) == []

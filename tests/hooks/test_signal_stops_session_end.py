@@ -12,6 +12,7 @@ import uuid
 from pathlib import Path
 
 from agentci.testing.case import write_case
+from agentci.testing.processes import pids_with
 
 #: A session_end hook that marks its start, then runs for an hour.
 HOLD = """\
@@ -24,21 +25,6 @@ REASON = (
     "cancelled by SIGTERM: the hook was stopped (its processes killed) and the later "
     "session_end hooks were not run"
 )
-
-
-def _alive(marker: str) -> bool:
-    """Whether a live (not zombie) process has ``marker`` in its command line."""
-    for d in Path("/proc").iterdir():
-        if not d.name.isdigit():
-            continue
-        try:
-            cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            state = (d / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker in cmd and state != "Z":
-            return True
-    return False
 
 
 def test_sigterm_stops_the_running_session_end_hook(tmp_path: Path):
@@ -75,4 +61,4 @@ def test_sigterm_stops_the_running_session_end_hook(tmp_path: Path):
     result = json.loads((case.out / "result.json").read_text())
     assert (result["status"], result["tasks"][0]["status"]) == ("cancelled", "no_changes")
     assert not later.exists()
-    assert not _alive(marker)
+    assert pids_with(marker) == []

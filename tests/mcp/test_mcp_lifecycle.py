@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from e2e_scenario import kill_all, pids_with, wait_for
+from e2e_scenario import kill_all, wait_for
 from mcp_case import SANDBOX, call, demo_server, mcp_case, unique
 
 from agentci.testing.fake_gemini import FakeGemini
+from agentci.testing.processes import pids_with
 
 FAILING = [sys.executable, "-c", "import sys; print('demo: config missing', file=sys.stderr); sys.exit(3)"]  # fmt: skip
 

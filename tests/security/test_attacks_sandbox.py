@@ -17,6 +17,7 @@ from tool_harness import Harness, bwrap_sandbox
 
 from agentci.policy.env import child_env
 from agentci.policy.sandbox import make_sandbox
+from agentci.testing.processes import pids_with
 
 
 @pytest.fixture
@@ -31,19 +32,6 @@ def boxed(h: Harness, ws: Path) -> Harness:
     h.mode = "yolo"
     h.sandbox = bwrap_sandbox(ws)
     return h
-
-
-def alive(marker: str) -> bool:
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-                state = (d / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                continue
-            if marker in cmd and state != "Z":
-                return True
-    return False
 
 
 @pytest.mark.parametrize(
@@ -155,7 +143,7 @@ def test_nothing_outlives_the_sandbox(boxed: Harness) -> None:
     res = boxed.sh(f"for i in 1 2 3 4 5 6 7 8; do (setsid sleep {marker} &); done; sleep {marker}")
     assert res.error and "timed out" in res.error
     time.sleep(0.3)
-    assert not alive(marker)
+    assert pids_with(marker) == []
 
 
 def test_endless_output_is_stopped(boxed: Harness) -> None:

@@ -15,15 +15,7 @@ from pathlib import Path
 
 from agentci.policy.env import child_env
 from agentci.process import run_process
-
-
-def _running(pid: int) -> bool:
-    """Whether ``pid`` is a process that has not ended (a zombie has)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+from agentci.testing.processes import running
 
 
 def _wait_until(predicate: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
@@ -62,7 +54,7 @@ def test_cancelling_kills_a_process_that_left_the_group(tmp_path: Path) -> None:
     try:
         over = _cancel_when_started(command, ws, pidfile)
         pid = int(pidfile.read_text())
-        _wait_until(lambda: not _running(pid), "the process that left the group to end")
+        _wait_until(lambda: not running(pid), "the process that left the group to end")
     finally:
         with contextlib.suppress(ValueError, OSError):
             os.kill(int(pidfile.read_text()), signal.SIGKILL)
@@ -77,6 +69,7 @@ import asyncio, sys
 from pathlib import Path
 from agentci.policy.env import child_env
 from agentci.process import run_process
+from agentci.testing.processes import running
 ws, pidfile, command = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
 async def go():
     task = asyncio.ensure_future(

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from tool_harness import Harness, init_repo
 
+from agentci.testing.processes import pids_with
 from agentci.tools.rg import Ripgrep
 from agentci.tools.rg_find import find_rg
 from agentci.tools.walk import MAX_FILE_BYTES, Re2Walk
@@ -200,19 +201,6 @@ def test_nested_repo_gitignore_stops_at_the_workspace_root(tmp_path: Path) -> No
         assert h.call("grep_search", pattern="needle").output == "a/b.txt:1: needle"
 
 
-def _pids_with(marker: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            cmdline = (entry / "cmdline").read_bytes()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if marker.encode() in cmdline and state != "Z":
-            found.append(int(entry.name))
-    return found
-
-
 def test_a_grep_longer_than_the_tool_timeout_is_ended(ws: Path) -> None:
     with open(ws / "disk.img", "wb") as fh:
         fh.truncate(1 << 40)  # 1 TiB of holes: minutes of reading
@@ -220,7 +208,7 @@ def test_a_grep_longer_than_the_tool_timeout_is_ended(ws: Path) -> None:
     h = Harness(ws=ws, search=_ripgrep(), timeout=1)
     res = h.call("grep_search", pattern=marker)
     assert res.error == "timed out after 1s"
-    assert _pids_with(marker) == []  # the search process was killed, not left running
+    assert pids_with(marker) == []  # the search process was killed, not left running
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import subprocess
 import sys
 import time
@@ -14,22 +13,7 @@ from tool_harness import Harness
 
 from agentci.policy.env import child_env
 from agentci.process import run_process
-
-
-def alive(marker: str) -> list[int]:
-    """PIDs (not zombies) whose command line contains ``marker``."""
-    pids = []
-    for d in Path("/proc").iterdir():
-        if not d.name.isdigit():
-            continue
-        try:
-            cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            state = (d / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker in cmd and state != "Z" and int(d.name) != os.getpid():
-            pids.append(int(d.name))
-    return pids
+from agentci.testing.processes import pids_with
 
 
 def test_nonzero_exit_is_a_successful_result(h: Harness) -> None:
@@ -57,7 +41,7 @@ def test_timeout_kills_the_whole_group(h: Harness) -> None:
     assert res.error and "timed out" in res.error
     assert "never" not in res.output.split("Output:", 1)[1]
     time.sleep(0.2)
-    assert alive(marker) == []
+    assert pids_with(marker) == []
 
 
 def test_background_children_die_with_the_command(h: Harness) -> None:
@@ -65,7 +49,7 @@ def test_background_children_die_with_the_command(h: Harness) -> None:
     res = h.sh(f"(sleep {marker} &) ; echo started")
     assert "started" in res.output and "Exit code: 0" in res.output
     time.sleep(0.2)
-    assert alive(marker) == []
+    assert pids_with(marker) == []
 
 
 def test_cancellation_kills_the_group(ws: Path) -> None:
@@ -82,7 +66,7 @@ def test_cancellation_kills_the_group(ws: Path) -> None:
 
     asyncio.run(go())
     time.sleep(0.2)
-    assert alive(marker) == []
+    assert pids_with(marker) == []
 
 
 def test_output_keeps_head_and_tail(ws: Path) -> None:
