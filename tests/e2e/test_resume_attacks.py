@@ -53,14 +53,51 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _agentci(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _agentci(
+    cwd: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "agentci", *args],
         cwd=cwd,
+        env=env,
         capture_output=True,
         text=True,
         timeout=120,
     )
+
+
+def _result(project: Path, out: str = "out") -> dict:
+    """The result.json of the last run."""
+    return json.loads((project / out / "result.json").read_text())
+
+
+def _events(project: Path) -> list[dict]:
+    """The last run's events."""
+    return [json.loads(line) for line in (project / "out/events.jsonl").read_text().splitlines()]
+
+
+def _without_setup(project: Path) -> None:
+    """Take the setup command (the ``hold`` file's wait) out of the recipe."""
+    recipe = project / "recipe.yaml"
+    lines = recipe.read_text().splitlines()
+    recipe.write_text("\n".join(line for line in lines if not line.startswith("setup")) + "\n")
+
+
+def _reading_a_secret(project: Path) -> dict[str, str]:
+    """Run 1's model reads config.txt, whose value is a secret (``MY_TOKEN``), instead of
+    writing b.py; no setup. The environment to run agentci in."""
+    proj = project / "proj"
+    (proj / "config.txt").write_text("password=supersecret123\n")
+    _git(proj, "add", ".")
+    _git(proj, "commit", "-qm", "cfg")
+    (project / "replies.yaml").write_text(
+        REPLIES.replace(
+            '{name: write_file, args: {file_path: b.py, content: "y = 2\\n"}}',
+            "{name: read_file, args: {file_path: config.txt}}",
+        )
+    )
+    _without_setup(project)
+    return {**os.environ, "MY_TOKEN": "supersecret123"}
 
 
 def _resume_cancelled_during_setup(project: Path) -> int:
@@ -105,7 +142,7 @@ def test_sigterm_during_resume_setup_then_resume_again_loses_the_earlier_work(pr
     assert _resume_cancelled_during_setup(project) == 143
 
     # what the cancelled resume left must still be resumable from run 1's end
-    task = json.loads((project / "out/result.json").read_text())["tasks"][0]
+    task = _result(project)["tasks"][0]
     assert task["status"] == "cancelled"
     assert (project / "out/patch.diff").read_text() == earlier_patch
     assert (project / "out/history.jsonl").read_text() == earlier_history
@@ -120,7 +157,7 @@ def test_resume_twice_after_interrupted_resume_counts_every_run(project: Path):
 
     third = _agentci(project, "run", "recipe.yaml", "--resume", "out", "--max-turns", "5")
     assert third.returncode == 0, third.stderr
-    result = json.loads((project / "out/result.json").read_text())
+    result = _result(project)
     resume = result["tasks"][0]["resume"]
     assert resume["continued"] is True  # went on from run 1's last turn
     assert resume["all_runs"]["turns"] == 1 + result["tasks"][0]["turns"]
@@ -134,33 +171,28 @@ def test_resume_from_prev_folder_destroys_the_folder_it_resumes_from(project: Pa
     new result.json says `resumed_from: out.prev`, a folder that now holds run 2, not what was
     resumed."""
     assert _agentci(project, "run", "recipe.yaml").returncode == 3
-    run1 = json.loads((project / "out/result.json").read_text())
+    run1 = _result(project)
     run1_history = (project / "out/history.jsonl").read_text()
     second = _agentci(project, "run", "recipe.yaml", "--max-turns", "2")
-    assert json.loads((project / "out/result.json").read_text())["tasks"][0]["turns"] == 2, (
-        second.stderr
-    )
+    assert _result(project)["tasks"][0]["turns"] == 2, second.stderr
     # with its outputs in out, the run would move out (run 2) over out.prev: refused, nothing moved
     third = _agentci(project, "run", "recipe.yaml", "--resume", "out.prev", "--max-turns", "5")
     assert third.returncode == 2
     assert "replacing the folder it resumes from" in third.stderr
     assert "--out DIR" in third.stderr
     assert (project / "out.prev/history.jsonl").read_text() == run1_history
-    assert json.loads((project / "out/result.json").read_text())["tasks"][0]["turns"] == 2
+    assert _result(project)["tasks"][0]["turns"] == 2
     # another output folder, as the message says
     fourth = _agentci(
         project, "run", "recipe.yaml", "--resume", "out.prev", "--out", "out2", "--max-turns", "5"
     )
     assert fourth.returncode == 0, fourth.stderr
-    result = json.loads((project / "out2/result.json").read_text())
+    result = _result(project, "out2")
     assert result["resumed_from"] == "out.prev"
     assert result["tasks"][0]["resume"]["previous"]["turns"] == 1  # it resumed run 1
     # ... so the folder it names must still be run 1's outputs
     assert (project / "out.prev/history.jsonl").read_text() == run1_history
-    assert (
-        json.loads((project / "out.prev/result.json").read_text())["tasks"][0]["turns"]
-        == (run1["tasks"][0]["turns"])
-    )
+    assert _result(project, "out.prev")["tasks"][0]["turns"] == run1["tasks"][0]["turns"]
 
 
 def test_kept_success_after_verify_command_and_commit_changed_says_nothing(project: Path):
@@ -177,8 +209,7 @@ def test_kept_success_after_verify_command_and_commit_changed_says_nothing(proje
     _git(project / "proj", "commit", "-qam", "two")
 
     resumed = _agentci(project, "run", "recipe.yaml", "--resume", "out")
-    events = [json.loads(line) for line in (project / "out/events.jsonl").read_text().splitlines()]
-    warnings = [e for e in events if e.get("kind") == "resume_changed"]
+    warnings = [e for e in _events(project) if e.get("kind") == "resume_changed"]
     assert warnings, f"exit {resumed.returncode}, no resume_changed warning: {resumed.stderr}"
 
 
@@ -189,16 +220,12 @@ def test_adding_a_task_to_the_recipe_silently_drops_the_earlier_conversation(pro
     now looks for the history under tasks/t/, finds none, and silently runs task t from the
     start (continued: false, the paid turn paid again), with no warning of any kind, while
     result.json says it resumed from budget_exhausted."""
-    recipe = project / "recipe.yaml"
-    recipe.write_text(
-        "\n".join(line for line in recipe.read_text().splitlines() if not line.startswith("setup"))
-        + "\n"
-    )
+    _without_setup(project)
     assert _agentci(project, "run", "recipe.yaml").returncode == 3
+    recipe = project / "recipe.yaml"
     recipe.write_text(recipe.read_text() + "tasks:\n  - {name: t}\n  - {name: u}\n")
     resumed = _agentci(project, "run", "recipe.yaml", "--resume", "out", "--max-turns", "5")
-    result = json.loads((project / "out/result.json").read_text())
-    t = next(task for task in result["tasks"] if task["name"] == "t")
+    t = next(task for task in _result(project)["tasks"] if task["name"] == "t")
     assert t["resume"]["resumed_status"] == "budget_exhausted"
     assert t["resume"]["continued"] is True, resumed.stderr  # went on from run 1's turn
 
@@ -224,8 +251,7 @@ def test_flaky_setup_failure_during_resume_then_resume_again_starts_over(project
     # the failed resume's outputs must still carry run 1's work for the next --resume
     assert (project / "out/patch.diff").read_text() == earlier_patch
     again = _agentci(project, "run", "recipe.yaml", "--resume", "out", "--max-turns", "5")
-    resume = json.loads((project / "out/result.json").read_text())["tasks"][0]["resume"]
-    assert resume["continued"] is True, again.stderr
+    assert _result(project)["tasks"][0]["resume"]["continued"] is True, again.stderr
 
 
 def test_resume_hands_the_model_masked_tool_results_without_a_word(project: Path):
@@ -235,55 +261,17 @@ def test_resume_hands_the_model_masked_tool_results_without_a_word(project: Path
     the file from what it read writes `***` over the user's password). The patch's masking is
     guarded (a redacted patch refuses the resume; patch_redacted warns), the history's is not:
     no warning, no result.json field says the resumed conversation is not what the model saw."""
-    proj = project / "proj"
-    (proj / "config.txt").write_text("password=supersecret123\n")
-    _git(proj, "add", ".")
-    _git(proj, "commit", "-qm", "cfg")
-    (project / "replies.yaml").write_text(
-        REPLIES.replace(
-            '{name: write_file, args: {file_path: b.py, content: "y = 2\\n"}}',
-            "{name: read_file, args: {file_path: config.txt}}",
-        )
-    )
-    recipe = project / "recipe.yaml"
-    recipe.write_text(
-        "\n".join(line for line in recipe.read_text().splitlines() if not line.startswith("setup"))
-        + "\n"
-    )
-    env = {**os.environ, "MY_TOKEN": "supersecret123"}
-    first = subprocess.run(
-        [sys.executable, "-m", "agentci", "run", "recipe.yaml"],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    env = _reading_a_secret(project)
+    first = _agentci(project, "run", "recipe.yaml", env=env)
     assert first.returncode == 3, first.stderr
     assert "password=***" in (project / "out/history.jsonl").read_text()
-    resumed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "agentci",
-            "run",
-            "recipe.yaml",
-            "--resume",
-            "out",
-            "--max-turns",
-            "5",
-        ],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    resumed = _agentci(
+        project, "run", "recipe.yaml", "--resume", "out", "--max-turns", "5", env=env
     )
     assert resumed.returncode == 0, resumed.stderr
-    events = [json.loads(line) for line in (project / "out/events.jsonl").read_text().splitlines()]
     told = [
         e
-        for e in events
+        for e in _events(project)
         if e.get("type") == "warning"
         and "***" in e.get("message", "")
         or e.get("kind") in ("history_redacted", "resume_changed")
@@ -304,7 +292,7 @@ def test_a_kept_success_on_another_commit_is_refused_and_stays_resumable(project
 
     refused = _agentci(project, "run", "recipe.yaml", "--resume", "out")
     assert refused.returncode == 2, refused.stderr
-    task = json.loads((project / "out/result.json").read_text())["tasks"][0]
+    task = _result(project)["tasks"][0]
     assert task["status"] == "invalid_input"
     assert "the commit the workspace starts from" in task["reason"]
     assert task["resume"]["carried"] is True and task["resume"]["resumed_status"] == "success"
@@ -312,13 +300,12 @@ def test_a_kept_success_on_another_commit_is_refused_and_stays_resumable(project
 
     forced = _agentci(project, "run", "recipe.yaml", "--resume", "out", "--resume-force")
     assert forced.returncode == 0, forced.stderr
-    task = json.loads((project / "out/result.json").read_text())["tasks"][0]
+    task = _result(project)["tasks"][0]
     assert (task["status"], task["resume"]["kept"]) == ("success", True)
     assert (project / "out/patch.diff").read_text() == patch
-    events = [json.loads(line) for line in (project / "out/events.jsonl").read_text().splitlines()]
     assert [
         e["message"].startswith("--resume-force: cannot keep task 't'")
-        for e in events
+        for e in _events(project)
         if e.get("kind") == "resume_changed"
     ] == [True]
 
@@ -326,32 +313,10 @@ def test_a_kept_success_on_another_commit_is_refused_and_stays_resumable(project
 def test_the_resumed_model_is_told_that_masked_values_are_agentci_s_mask(project: Path):
     """The disclosure itself: result.json counts the masked values the resumed history holds,
     and the model's next request carries agentci's note after the masked tool result."""
-    proj = project / "proj"
-    (proj / "config.txt").write_text("password=supersecret123\n")
-    _git(proj, "add", ".")
-    _git(proj, "commit", "-qm", "cfg")
-    (project / "replies.yaml").write_text(
-        REPLIES.replace(
-            '{name: write_file, args: {file_path: b.py, content: "y = 2\\n"}}',
-            "{name: read_file, args: {file_path: config.txt}}",
-        )
-    )
-    recipe = project / "recipe.yaml"
-    recipe.write_text(
-        "\n".join(line for line in recipe.read_text().splitlines() if not line.startswith("setup"))
-        + "\n"
-    )
-    env = {**os.environ, "MY_TOKEN": "supersecret123"}
+    env = _reading_a_secret(project)
     for extra in ([], ["--resume", "out", "--max-turns", "5"]):
-        subprocess.run(
-            [sys.executable, "-m", "agentci", "run", "recipe.yaml", *extra],
-            cwd=project,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-    task = json.loads((project / "out/result.json").read_text())["tasks"][0]
+        _agentci(project, "run", "recipe.yaml", *extra, env=env)
+    task = _result(project)["tasks"][0]
     assert task["status"] == "success"
     assert task["resume"]["masked_values"] == 1
     lines = [json.loads(line) for line in (project / "out/history.jsonl").read_text().splitlines()]
@@ -366,19 +331,14 @@ def test_the_resumed_model_is_told_that_masked_values_are_agentci_s_mask(project
 def test_a_stopped_task_whose_conversation_is_missing_restarts_with_a_warning(project: Path):
     """Starting over is never silent: a budget_exhausted task whose history.jsonl is gone runs
     from the start, and a resume_restarted warning names the file it looked for."""
-    recipe = project / "recipe.yaml"
-    recipe.write_text(
-        "\n".join(line for line in recipe.read_text().splitlines() if not line.startswith("setup"))
-        + "\n"
-    )
+    _without_setup(project)
     assert _agentci(project, "run", "recipe.yaml").returncode == 3
     (project / "out/history.jsonl").unlink()
     resumed = _agentci(project, "run", "recipe.yaml", "--resume", "out", "--max-turns", "5")
     assert resumed.returncode == 0, resumed.stderr
-    resume = json.loads((project / "out/result.json").read_text())["tasks"][0]["resume"]
+    resume = _result(project)["tasks"][0]["resume"]
     assert (resume["resumed_status"], resume["continued"]) == ("budget_exhausted", False)
-    events = [json.loads(line) for line in (project / "out/events.jsonl").read_text().splitlines()]
-    assert [e["message"] for e in events if e.get("kind") == "resume_restarted"] == [
+    assert [e["message"] for e in _events(project) if e.get("kind") == "resume_restarted"] == [
         "--resume: task 't' stopped with budget_exhausted, but out.prev holds no conversation "
         "of it (history.jsonl is missing or empty): it runs from the start"
     ]

@@ -39,14 +39,17 @@ def python_bin(request) -> Path:
     return request.param
 
 
-def run_layout(tmp_path: Path, script: list, python_bin: Path, hook: dict = HOOK) -> Run:
-    """The documented layout, the scripted attack, ``agentci run`` with ``python_bin`` first
-    on PATH."""
+def run_layout(
+    tmp_path: Path, script: list, first_on_path: Path, hook: dict = HOOK, mode: str | None = None
+) -> Run:
+    """The documented layout, the scripted attack, ``agentci run`` with ``first_on_path``
+    first on PATH (and policy ``mode`` when given)."""
     recipe = {
         "version": 1,
         "name": "review",
         "model": {"name": "scripted:script.yaml"},
         "prompt": "Do the work.",
+        **({"policy": {"mode": mode}} if mode is not None else {}),
         "hooks": {"before_tool": [hook]},
     }
     repo = tmp_path / "repo"
@@ -60,7 +63,7 @@ def run_layout(tmp_path: Path, script: list, python_bin: Path, hook: dict = HOOK
         },
     )
     (tmp_path / "escape").mkdir()
-    env = {**CANARIES, "PATH": f"{python_bin}:{os.environ['PATH']}"}
+    env = {**CANARIES, "PATH": f"{first_on_path}:{os.environ['PATH']}"}
     return run_recipe(repo / ".github/agentci/recipe.yaml", tmp_path / "out", cwd=repo, env=env)
 
 
@@ -205,24 +208,9 @@ def test_a_program_the_agent_puts_in_a_workspace_folder_on_path_never_runs_as_a_
         write_call("NOTE.md", "note\n"),
         {"text": "done"},
     ]  # fmt: skip
-    recipe = {
-        "version": 1, "name": "review", "model": {"name": "scripted:script.yaml"},
-        "prompt": "Do the work.", "policy": {"mode": "yolo"},
-        "hooks": {"before_tool": [{"matcher": "write_file", "command": "python3 ci/review_edit.py"}]},
-    }  # fmt: skip
-    repo = tmp_path / "repo"
-    commit_repo(
-        repo,
-        {
-            "README.md": "# project\n",
-            ".github/agentci/recipe.yaml": yaml.safe_dump(recipe, sort_keys=False),
-            ".github/agentci/script.yaml": yaml.safe_dump(script, sort_keys=False),
-            ".github/agentci/ci/review_edit.py": REVIEW,
-        },
-    )
-    (tmp_path / "escape").mkdir()
-    env = {**CANARIES, "PATH": f"{repo}/tools/bin:{os.environ['PATH']}"}
-    run = run_recipe(repo / ".github/agentci/recipe.yaml", tmp_path / "out", cwd=repo, env=env)
-    assert (repo / "tools/bin/python3").exists()  # the agent did write it
+    hook = {"matcher": "write_file", "command": "python3 ci/review_edit.py"}
+    agents_bin = tmp_path / "repo/tools/bin"
+    run = run_layout(tmp_path, script, agents_bin, hook, mode="yolo")
+    assert (agents_bin / "python3").exists()  # the agent did write it
     assert not marker.exists()
     assert hooks_run(run) == ["continue"]

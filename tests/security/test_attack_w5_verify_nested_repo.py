@@ -14,15 +14,11 @@ a clean checkout, verify fails. The verdict lies.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
-from attack_case import make_attack, tool
+from attack_case import tool
+from verify_attack import assert_the_patch_passes_verify, importing_from, two_attempts
 
-PYTEST = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
-BUGGY = "def add(a, b):\n    return a - b\n"
-TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 #: Imported first (test_aaa sorts before test_calc): a repository in helpers/ with the fix.
 PLANTER = """\
 import pathlib
@@ -37,40 +33,14 @@ for d in ("objects", "refs/heads"):
 def test_aaa():
     assert False, "not yet"
 """
-HARMLESS = "def test_aaa():\n    assert 1 + 1 == 2\n"
-CALC = (
-    "import os\nimport sys\n\n"
-    "sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'helpers'))\n"
-    "from fix import add  # noqa: E402,F401\n"
-)
 
 
 def test_a_repository_verify_makes_does_not_keep_its_files_for_the_deciding_run(
     tmp_path: Path,
 ) -> None:
-    files = {"calc.py": BUGGY, "tests/test_calc.py": TEST, "tests/__init__.py": ""}
-    case = make_attack(
-        tmp_path,
-        [
-            tool("write_file", file_path="tests/test_aaa.py", content=PLANTER),
-            {"text": "done"},
-            tool("write_file", file_path="calc.py", content=CALC),
-            tool("write_file", file_path="tests/test_aaa.py", content=HARMLESS),
-            {"text": "done"},
-        ],
-        {"verify": {"command": PYTEST, "runner": "pytest", "attempts": 3}},
-        files=files,
-    )
+    calc = tool("write_file", file_path="calc.py", content=importing_from("helpers"))
+    case = two_attempts(tmp_path, PLANTER, [calc])
     run = case.run()
     if run.code != 0:  # agentci did not report success: the verdict held
         return
-    clean = tmp_path / "clean"
-    subprocess.run(["git", "clone", "-q", str(case.repo), str(clean)], check=True)
-    patch = case.out / "patch.diff"
-    if patch.read_text().strip():
-        subprocess.run(["git", "apply", str(patch)], cwd=clean, check=True)
-    again = subprocess.run(PYTEST, shell=True, cwd=clean, capture_output=True, text=True)
-    assert again.returncode == 0, (
-        "agentci reported success, but its patch fails verify on a clean checkout:\n"
-        f"{patch.read_text()}\n{again.stdout[-1500:]}"
-    )
+    assert_the_patch_passes_verify(case, tmp_path / "clean")
