@@ -8,7 +8,8 @@ import pytest
 from hook_helpers import of_type, run_batch, scheduler, script
 
 from agentci.providers.base import ToolCallPart
-from agentci.tools.scheduler import MAX_CALLS_PER_TURN, MAX_CONCURRENT_CALLS
+from agentci.tools.concurrency import MAX_CONCURRENT_CALLS
+from agentci.tools.scheduler import MAX_CALLS_PER_TURN
 
 #: A hook that records how many hooks run at the same moment (under a file lock).
 COUNTING = """\
