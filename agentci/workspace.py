@@ -15,15 +15,9 @@
 * ``worktree`` — ``git worktree add --detach`` of ``HEAD`` of the repository containing the path,
   in a temp dir. Uncommitted changes of the original are *not* in it (it is HEAD). When the path
   is a subfolder of the repository, the agent works in the same subfolder of the worktree.
-  :meth:`PreparedWorkspace.cleanup` removes the worktree again (``git worktree remove`` of that
-  worktree alone; never ``git worktree prune``, which would also drop the user's own worktrees
-  that git cannot see at the moment, such as one moved by hand). Adding the worktree (its
-  files are checked out after) and unregistering it hold a lock on the repository
-  (:func:`~agentci.tempdirs.worktrees_locked`),
-  so agentci runs and batch tasks on one repository at once do not make each other's
-  ``git worktree add`` fail; should git still lose a race with a process that takes no lock
-  (another worktree's entry, or the ``worktrees`` folder, went away while it ran), the add is
-  tried again, at most three times; any other failure is reported at once.
+  :meth:`PreparedWorkspace.cleanup` removes the worktree again (that worktree alone). Adding
+  and removing it hold locks, so runs and batch tasks on one repository at once do not make
+  each other's ``git worktree add`` fail (:mod:`agentci.worktree`).
 
 Every problem the user can fix (missing path, not a git repository, no commit yet, no git) is an
 :class:`~agentci.errors.InvalidInput` naming the path.
@@ -32,12 +26,9 @@ Every problem the user can fix (missing path, not a git repository, no commit ye
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import threading
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -49,17 +40,10 @@ from agentci.errors import InvalidInput
 from agentci.gitenv import run_git
 from agentci.hostprog import add_workspace, host_program
 from agentci.recipe.schema import Workspace
-from agentci.tempdirs import (
-    PREFIX,
-    forget_worktree,
-    make_temp_dir,
-    worktree_admin,
-    worktrees_locked,
-)
+from agentci.tempdirs import PREFIX, make_temp_dir
+from agentci.worktree import Worktree, git_step
 
 Isolation = Literal["none", "copy", "worktree"]
-
-_IDENTITY = ("-c", "user.name=agentci", "-c", "user.email=agentci@localhost")
 
 
 @dataclass
@@ -96,17 +80,6 @@ class PreparedWorkspace:
 
     def __exit__(self, *exc: object) -> None:
         self.cleanup()
-
-
-def _run_git(args: list[str], cwd: Path, repo: Path | None = None) -> None:
-    """agentci's own git (:mod:`agentci.gitenv`); a failure is the user's to fix."""
-    try:
-        proc = run_git([*_IDENTITY, *args], cwd=cwd, repo=repo)
-    except FileNotFoundError as exc:
-        raise InvalidInput("git is not installed or not on PATH; agentci needs it") from exc
-    if proc.returncode != 0:
-        err = proc.stderr.decode(errors="replace").strip()
-        raise InvalidInput(f"git {args[0]} in {cwd} failed: {err}")
 
 
 def _git_dir(top: Path) -> Path | None:
@@ -208,10 +181,10 @@ def _copy(src: Path) -> PreparedWorkspace:
 
     try:
         shutil.copytree(src, dest, symlinks=True, ignore=ignore)
-        _run_git(["init", "-q"], dest)
+        git_step(["init", "-q"], dest)
         _borrow_objects(src, dest / ".git")
-        _run_git(["add", "-A"], dest)
-        _run_git(["commit", "-q", "--no-verify", "--allow-empty", "-m", "agentci: baseline"], dest)
+        git_step(["add", "-A"], dest)
+        git_step(["commit", "-q", "--no-verify", "--allow-empty", "-m", "agentci: baseline"], dest)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -252,67 +225,6 @@ def _borrow_objects(src: Path, copy_git: Path) -> None:
     (info / "alternates").write_bytes(os.fsencode(store) + b"\n")  # a name not UTF-8 too
 
 
-#: Held while git adds a worktree or one is unregistered: tasks make and remove theirs in worker
-#: threads, and ``git worktree add`` reads every registered worktree's entry (one half deleted
-#: made it fail). Other processes are kept out by :func:`worktrees_locked`, taken after it.
-_WORKTREES = threading.Lock()
-
-#: What ``git worktree add`` says when another process changed the repository's worktrees
-#: while it ran (one that takes no lock: an older agentci, the user's own ``git worktree
-#: remove`` or ``prune``): a file of another worktree's entry went away between git seeing it
-#: and reading it (git's ``get_common_dir_noenv``: ``commondir``; ``is_worktree_locked``:
-#: ``locked``), or the ``worktrees`` folder itself went away (``remove`` and ``prune`` delete
-#: it once it is empty) between git making it and making its entry in it. Any other failure
-#: is a real one and is not tried again.
-_RACED = re.compile(
-    r"fatal: failed to read '?[^\n]*/worktrees/[^/\n]+/(?:commondir|locked)"
-    r"|fatal: could not create (?:leading directories|directory) of "
-    r"'[^'\n]*/worktrees/[^'\n]*': No such file or directory"
-)
-#: How often ``git worktree add`` is tried when it lost such a race (a short pause between).
-ADD_TRIES = 3
-
-
-@contextmanager
-def _locked(common_dir: Path) -> Iterator[None]:
-    """This process's lock, then the repository's (other processes)."""
-    with _WORKTREES, worktrees_locked(common_dir):
-        yield
-
-
-def _add_worktree(top: Path, git_dir: Path | None, common: Path, wt: Path, commit: str) -> None:
-    """``git worktree add --no-checkout`` of ``commit`` at ``wt`` under the locks (up to
-    :data:`ADD_TRIES` times when it lost a race with a process that takes no lock:
-    :data:`_RACED`), then its files checked out after the locks are released, by the
-    ``git reset --hard`` that ``worktree add`` itself runs: the locks guard the repository's
-    list of worktrees, and the tasks of a batch check out their own worktrees at the same time
-    (on a large repository the checkout is most of the add, seconds a task). ``common`` is the
-    git common dir."""
-    for attempt in range(1, ADD_TRIES + 1):
-        with _locked(common):
-            try:
-                _run_git(["worktree", "add", "-q", "--no-checkout", "--detach", str(wt), commit],
-                         top, git_dir)  # fmt: skip
-                break
-            except InvalidInput as err:
-                if attempt == ADD_TRIES or not _RACED.search(str(err)):
-                    raise
-                _forget_half(wt)
-        time.sleep(0.05 * attempt)  # the other process's change is done by then
-    admin = worktree_admin(wt)
-    if admin is None:
-        raise InvalidInput(f"git worktree add in {top} made no worktree at {wt}")
-    _run_git(["reset", "-q", "--hard", "--no-recurse-submodules"], wt, admin)
-
-
-def _forget_half(wt: Path) -> None:
-    """Remove what a failed ``git worktree add`` at ``wt`` left (its folder, its entry)."""
-    half = worktree_admin(wt)
-    shutil.rmtree(wt, ignore_errors=True)
-    if half is not None:
-        forget_worktree(half, wt.parent)
-
-
 def _worktree(src: Path, originals: Originals) -> PreparedWorkspace:
     top = ensure_git(src)
     if top is None:
@@ -325,45 +237,16 @@ def _worktree(src: Path, originals: Originals) -> PreparedWorkspace:
     commit = originals.head(top, git_dir)
     if not commit:
         raise InvalidInput(f"workspace.isolation: worktree needs a commit, but {top} has none yet")
-    tmp = make_temp_dir("worktree")
-    wt = tmp / (top.name or "worktree")
     common = objects_dir(git_dir).parent if git_dir is not None else top / ".git"
-    try:
-        _add_worktree(top, git_dir, common, wt, commit)
-    except BaseException:
-        half = worktree_admin(wt)
-        shutil.rmtree(tmp, ignore_errors=True)
-        if half is not None:
-            with _locked(common):
-                forget_worktree(half, tmp)
-        raise
+    wt = Worktree.add(top, git_dir, common, commit)
     rel = src.relative_to(top)
-    path = (wt / rel).resolve()
+    path = (wt.path / rel).resolve()
     if not path.is_dir():  # the subfolder exists only uncommitted in the original
         path.mkdir(parents=True, exist_ok=True)
-
-    admin = worktree_admin(wt)
-
-    def cleanup() -> None:
-        # the files, then git's entry for this worktree alone (no prune): no git process
-        shutil.rmtree(tmp, ignore_errors=True)
-        with _locked(common):
-            if admin is not None and forget_worktree(admin, tmp):
-                return
-            run_git(["worktree", "remove", "--force", str(wt)], cwd=top, repo=git_dir)
-            shutil.rmtree(tmp, ignore_errors=True)
-            if admin is not None:  # `remove` failed: unregister this worktree alone (no prune)
-                forget_worktree(admin, tmp)
-
     # "agentci-kept-worktree-…": not a name the leftovers' pruning (agentci.tempdirs) matches
-    kept_dir = tmp.with_name(tmp.name.replace(f"{PREFIX}worktree-", f"{PREFIX}kept-worktree-", 1))
-    kept = kept_dir / wt.name
-
-    def keep() -> None:
-        kept_dir.mkdir()
-        with _locked(common):
-            run_git(["worktree", "move", str(wt), str(kept)], cwd=top, repo=git_dir)
-        shutil.rmtree(tmp, ignore_errors=True)
-
-    return PreparedWorkspace(path=path, original=src, isolation="worktree", _cleanup=cleanup,
-                             base_commit=commit, kept_path=kept / rel, _keep=keep)  # fmt: skip
+    kept_dir = wt.tmp.with_name(
+        wt.tmp.name.replace(f"{PREFIX}worktree-", f"{PREFIX}kept-worktree-", 1)
+    )
+    return PreparedWorkspace(path=path, original=src, isolation="worktree", _cleanup=wt.remove,
+                             base_commit=commit, kept_path=kept_dir / wt.path.name / rel,
+                             _keep=lambda: wt.move(kept_dir))  # fmt: skip
