@@ -23,22 +23,28 @@ class Decision:
     """A policy decision: ``decision``, the ``rule`` that decided, and the ``reason``.
 
     ``env``: variables an allowed command must run with (git pinned to the workspace's
-    repository, :mod:`agentci.policy.gitpin`).
+    repository, :mod:`agentci.policy.gitpin`). ``confine``: the command line is made only of
+    built-in read-only commands, so the sandbox shows it the system's folders and the
+    workspace, not the host's file system (:mod:`agentci.policy.confined`).
     """
 
     decision: Literal["allow", "deny"]
     rule: str
     reason: str = ""
     env: Mapping[str, str] = field(default_factory=dict)
+    confine: bool = False
 
     @property
     def allowed(self) -> bool:
         return self.decision == "allow"
 
 
-def allow(rule: str, reason: str = "", env: Mapping[str, str] | None = None) -> Decision:
-    """An allow decision by ``rule`` (the command to run with ``env`` added)."""
-    return Decision("allow", rule, reason, dict(env or {}))
+def allow(
+    rule: str, reason: str = "", env: Mapping[str, str] | None = None, *, confine: bool = False
+) -> Decision:
+    """An allow decision by ``rule`` (the command to run with ``env`` added, in the confined
+    sandbox with ``confine``)."""
+    return Decision("allow", rule, reason, dict(env or {}), confine)
 
 
 def deny(rule: str, reason: str) -> Decision:

@@ -25,6 +25,10 @@ and the agent's own ``git``. Inside:
   ``extraheader``), covered with sanitised copies — its submodules' and worktrees' too, and the
   files they include wherever they lie (:func:`agentci.policy.gitconfig.config_files`);
 * a new session (no terminal injection) and ``--die-with-parent``: nothing outlives agentci.
+
+A line made only of built-in read-only commands sees less (:meth:`Sandbox.confined`): not the
+host's root but the system's folders, the tools and the workspace
+(:mod:`agentci.policy.confined`), so a committed link to a host folder dangles in it.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from pathlib import Path
 
 from agentci.errors import InvalidInput
 from agentci.hostprog import host_program
+from agentci.policy.confined import repository_folders, root_args, tool_folders
 from agentci.policy.gitconfig import sanitised_copies
 from agentci.policy.paths import is_below
 from agentci.policy.private_tmp import tool_dirs_under_tmp
@@ -70,6 +75,13 @@ class Sandbox:
     binds: tuple[tuple[Path, Path], ...] = field(default_factory=tuple)  # (private, target)
     pycache: Path | None = None  # the bytecode store, read-only at SANDBOX_PREFIX
     pycache_view: Path | None = None  # instead: this writable view there, the store read-only
+    #: None: the host's whole root, read-only; else the confined root (system folders) and
+    #: these ``(source, target)`` folders read-only (:mod:`agentci.policy.confined`)
+    shown: tuple[tuple[Path, Path], ...] | None = None
+    #: the confined views made from this sandbox, by what they depend on (:meth:`confined`)
+    _views: dict[tuple[str, ...], Sandbox] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
 
     def but(
         self,
@@ -88,6 +100,20 @@ class Sandbox:
             writable=(*self.writable, *writable),
             binds=(*self.binds, *binds),
         )
+
+    def confined(self, env: Mapping[str, str]) -> Sandbox:
+        """This sandbox for a line made only of built-in read-only commands: instead of the
+        host's file system, the system's folders, the tools on ``PATH`` and, for a pinned
+        git (``GIT_DIR`` in ``env``, the command's environment), its repository
+        (:mod:`agentci.policy.confined`); a committed link to any other host folder dangles.
+        Made once per ``PATH`` and repository, like the mounts of any sandbox."""
+        key = tuple(env.get(k, "") for k in ("PATH", "GIT_DIR", "GIT_WORK_TREE"))
+        view = self._views.get(key)
+        if view is None:
+            ws = self.workspace
+            shown = (*tool_folders(env, ws), *repository_folders(env, ws))
+            view = self._views[key] = dataclasses.replace(self, shown=shown)
+        return view
 
     @contextlib.contextmanager
     def launch(self, argv: Sequence[str], cwd: Path) -> Iterator[tuple[list[str], tuple[int, ...]]]:
@@ -120,7 +146,8 @@ class Sandbox:
         """bwrap and its arguments up to the socket filter: the mounts in their order and the
         network switch. The sandbox is frozen, so this never changes once made."""
         ws = str(self.workspace)
-        args = [self.bwrap, "--unshare-user-try", "--ro-bind", "/", "/"]
+        args = [self.bwrap, "--unshare-user-try"]
+        args += ["--ro-bind", "/", "/"] if self.shown is None else root_args(self.shown)
         args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
         for p in self.tmp_tools:  # before the workspace: a workspace inside stays writable
             args += ["--ro-bind", str(p), str(p)]
@@ -140,6 +167,8 @@ class Sandbox:
             args += ["--ro-bind", str(copy), str(original)]
         for source, target in self.binds:
             args += ["--bind", str(source), str(target)]
+        if self.shown is not None:
+            args += ["--remount-ro", "/"]  # the confined root is bwrap's own tmpfs
         if not self.network:
             args.append("--unshare-net")
         return tuple(args)

@@ -7,8 +7,9 @@ at run time); shapes (``$(…)``, heredocs, ``eval`` …) unless a rule allows t
 ``yolo`` lets a visible one through; then every sub-command must be allowed, by a rule, by
 ``yolo``, or as a built-in read-only command (:mod:`agentci.policy.readonly`) that is not a
 program of the workspace and sets no risky variable; read-only ``git`` is pinned to the
-workspace's repository (:mod:`agentci.policy.gitpin`), and without a sandbox what could escape
-is refused (:mod:`agentci.policy.unsandboxed`).
+workspace's repository (:mod:`agentci.policy.gitpin`), a line made only of them runs in the
+confined sandbox (:mod:`agentci.policy.confined`), and without a sandbox what could escape is
+refused (:mod:`agentci.policy.unsandboxed`).
 """
 
 from __future__ import annotations
@@ -94,7 +95,10 @@ def decide_shell(engine: EngineView, tool: str, command: str, where: str) -> Dec
             f"{what} is not allowed without a rule that allows this exact command",
         )
     if exact is not None:  # a rule written for this very shape allows the whole line
-        return unsandboxed(found, [exact.label], engine.no_sandbox) or allow(exact.label)
+        refused = unsandboxed(
+            found, [exact.label], engine.no_sandbox, cwd=cwd, workspace=engine.workspace
+        )
+        return refused or allow(exact.label)
     # allow: every sub-command
     deciding: list[str] = []
     bases = command_dirs(found, cwd) or [cwd]
@@ -108,7 +112,7 @@ def decide_shell(engine: EngineView, tool: str, command: str, where: str) -> Dec
     ):
         return deny("mode:read_only", "output redirection writes a file in read_only mode")
     main = next((d for d in deciding if d.startswith("rules[")), None)
-    refused = unsandboxed(found, deciding, engine.no_sandbox)
+    refused = unsandboxed(found, deciding, engine.no_sandbox, cwd=cwd, workspace=engine.workspace)
     if refused is not None:
         return refused
     gits = [
@@ -121,7 +125,10 @@ def decide_shell(engine: EngineView, tool: str, command: str, where: str) -> Dec
         why, env = judge(found, cwd, gits, engine.workspace, engine.repo)
         if why is not None:
             return deny("read_only_git", f"`{gits[0].text[:120]}` is denied: {why}")
-    return allow(main or (deciding[0] if deciding else f"mode:{engine.mode}"), env=env)
+    # made only of built-in read-only commands: the sandbox shows it no host folder
+    confine = bool(deciding) and all(d == "read_only_command" for d in deciding)
+    rule = main or (deciding[0] if deciding else f"mode:{engine.mode}")
+    return allow(rule, env=env, confine=confine)
 
 
 def _allow_one(

@@ -73,6 +73,8 @@ class Analysis:
     error: str | None = None
     #: variables set or exported for the rest of the line (``X=1;``, ``export X``)
     variables: set[str] = field(default_factory=set)
+    #: files the shell opens for reading (``< FILE``; None when computed at run time)
+    inputs: list[str | None] = field(default_factory=list)
 
 
 @functools.lru_cache(maxsize=1)
@@ -184,13 +186,15 @@ def _redirect(node: Node, out: Analysis) -> None:
             op = c.type
         else:
             target = c
-    if op in ("<", "<&", "<<<"):
-        return
     value = literal(target) if target is not None else None
-    if op in (">&", "<&", "&>") and value is not None and (value.isdigit() or value == "-"):
-        return
     if value is not None and any(c in value for c in "*?["):
         value = None  # bash expands a pattern in a redirection target: `> .gi?/config`
+    if op == "<":
+        out.inputs.append(value)
+    if op in ("<", "<&", "<<<"):
+        return
+    if op in (">&", "<&", "&>") and value is not None and (value.isdigit() or value == "-"):
+        return
     out.redirects.append(Redirect(op=op, target=value))
 
 
@@ -244,6 +248,7 @@ def _add(cmd: SimpleCommand, out: Analysis, depth: int) -> None:
                 out.error = f"inside {base} -c: {inner.error}"
             out.commands.extend(inner.commands)
             out.redirects.extend(inner.redirects)
+            out.inputs.extend(inner.inputs)
             out.variables |= inner.variables
             for k, v in inner.shapes.items():
                 out.shapes.setdefault(k, v)

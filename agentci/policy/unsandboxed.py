@@ -6,9 +6,13 @@ started it), every secret the user's session holds. An allowed ``pytest`` or ``m
 workspace's code, which the agent may have written; a read-only ``git`` obeys the
 repository's config. ``sandbox: auto`` falling back is not a choice the recipe made, so then
 only the built-in read-only commands that run nothing of the workspace are allowed (``cat``,
-``grep``, ``ls``, ``find``, ``sed -n`` … but not ``git``, nor one told to follow links as it
-walks folders, ``grep -R``); everything else is denied with a reason naming
-``sandbox: none``, the explicit opt-in.
+``grep``, ``ls``, ``find``, ``sed -n`` …); everything else is denied with a reason naming
+``sandbox: none``, the explicit opt-in. So is a read-only command that would open a name the
+policy never judged, since without the confined sandbox (:mod:`agentci.policy.confined`)
+nothing else keeps it from the user's files: one told to follow links as it walks folders
+(``grep -R``, ``rg -L``, ``find -L``, ``diff -r``), one that reads the names of the files to
+open from a file or its input (``--files0-from``, ``md5sum -c``, anything run by ``xargs``),
+an ``awk`` program that sets its own ``ARGV``, and a ``< FILE`` outside the workspace.
 
 ``sandbox: none`` is that opt-in; when agentci's environment then holds secret-looking
 variables, :func:`secrets_warning` is the warning the run gives (an event and a line in
@@ -18,52 +22,104 @@ summary.md).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
+from agentci.errors import ToolFailure
 from agentci.policy import shell_parse as sp
 from agentci.policy.command_forms import allow_form
 from agentci.policy.decision import Decision, deny
 from agentci.policy.env import looks_secret
+from agentci.policy.paths import resolve
 
 RULE = "no_sandbox"
 
-#: Read-only commands' options that follow links while walking folders: short letters, long
-#: names (abbreviations count), whole words.
+_SUMS = ("c", ("check",), ())
+#: Read-only commands' options that follow links while walking folders or read the names of
+#: the files to open from a file: short letters, long names (abbreviations count), whole
+#: words. ``diff`` compares what a link in a folder points to (unless ``--no-dereference``).
 _FOLLOW: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "grep": ("R", ("dereference-recursive",), ()),
     "egrep": ("R", ("dereference-recursive",), ()),
     "fgrep": ("R", ("dereference-recursive",), ()),
     "rg": ("L", ("follow",), ()),
     "tree": ("l", (), ()),
-    "du": ("L", ("dereference",), ()),
+    "du": ("L", ("dereference", "files0-from"), ()),
+    "wc": ("", ("files0-from",), ()),
+    "sort": ("", ("files0-from",), ()),
     "ls": ("L", ("dereference",), ()),
-    "find": ("", (), ("-L", "-follow")),
+    "find": ("", (), ("-L", "-follow", "-files0-from")),
+    "diff": ("rN", ("recursive", "new-file", "unidirectional-new-file"), ()),
+    "md5sum": _SUMS,
+    "sha1sum": _SUMS,
+    "sha256sum": _SUMS,
 }
 
 
 def follows_links(words: list[str | None]) -> bool:
     """Whether a read-only command is told to follow symbolic links as it walks folders
-    (``grep -R``, ``rg -L``, ``find -L`` …): a committed link then leads out of the
+    (``grep -R``, ``rg -L``, ``find -L`` …) or to read the names of the files it opens from
+    a file (``--files0-from``, ``md5sum -c``): a committed link then leads out of the
     workspace."""
     if not words or words[0] not in _FOLLOW:
         return False
     letters, longs, whole = _FOLLOW[str(words[0])]
+    if words[0] == "diff" and "--no-dereference" in words:
+        return False
     for w in words[1:]:
         if w is None or not w.startswith("-") or w == "--":
             continue
         if w in whole:
             return True
         if w.startswith("--"):
+            # an abbreviation that is not this option's is ambiguous or another option's
             name = w[2:].split("=", 1)[0]
-            if len(name) >= 3 and any(n.startswith(name) for n in longs):
+            if name and any(n.startswith(name) for n in longs):
                 return True
-        elif letters and not w.startswith("--") and any(ch in letters for ch in w[1:]):
+        elif letters and any(ch in letters for ch in w[1:]):
             return True
     return False
 
 
-def unsandboxed(found: sp.Analysis, deciding: list[str], reason: str | None) -> Decision | None:
-    """The deny for a command line allowed by ``deciding`` (one rule per command) when the
-    sandbox is missing for ``reason``; None when it may run (or the sandbox is there)."""
+def _opens_unjudged(c: sp.SimpleCommand, words: list[str | None]) -> str | None:
+    """Why a read-only command would open files whose names the policy never saw, or None."""
+    if follows_links(words):
+        return (
+            "it follows links while it walks folders, or reads the names of the files it "
+            "opens from a file (a link can lead to your files; use `-r`, no `-L`)"
+        )
+    if c.open_args:
+        return "xargs gives it names from its input, which nobody judged (a link or `/…`)"
+    if words[0] in ("awk", "gawk") and any(w is not None and "ARGV" in w for w in words):
+        return "its program sets ARGV, the files awk opens"
+    return None
+
+
+def _outside_input(found: sp.Analysis, cwd: Path, workspace: Path) -> str | None:
+    """A ``< FILE`` of the line that is computed or not inside the workspace, or None."""
+    moves = any(c.name in ("cd", "pushd", "popd") for c in found.commands)
+    for name in found.inputs:
+        if name == "/dev/null":
+            continue
+        if name is None or (moves and not name.startswith("/")):
+            return "a `<` redirection from a name computed at run time or after a cd"
+        try:
+            resolve(workspace, name, base=cwd)
+        except (ToolFailure, OSError, ValueError):
+            return f"`< {name}` reads a file outside the workspace"
+    return None
+
+
+def unsandboxed(
+    found: sp.Analysis,
+    deciding: list[str],
+    reason: str | None,
+    *,
+    cwd: Path,
+    workspace: Path,
+) -> Decision | None:
+    """The deny for a command line (run in ``cwd``) allowed by ``deciding`` (one rule per
+    command) when the sandbox is missing for ``reason``; None when it may run (or the sandbox
+    is there)."""
     if reason is None:
         return None
     for i, c in enumerate(found.commands):
@@ -73,18 +129,25 @@ def unsandboxed(found: sp.Analysis, deciding: list[str], reason: str | None) -> 
             what = f"it is allowed by {rule}, and it may run content of the workspace"
         elif words[0] == "git":
             what = "git obeys the repository's config"
-        elif follows_links(words):
-            what = "it follows links while it walks folders (a link can lead to your files)"
         else:
-            continue
-        return deny(
-            RULE,
-            f"`{c.text[:120]}` would run without a sandbox ({reason}) and {what}, on this "
-            "machine with your rights. Without a sandbox only read-only commands that run "
-            "nothing of the workspace are allowed; set `sandbox: none` in the recipe to "
-            "allow the rest anyway, or install bubblewrap",
-        )
+            what = _opens_unjudged(c, words) or ""
+        if what:
+            return _deny(c.text, reason, what)
+    if deciding and all(d == "read_only_command" for d in deciding):
+        why = _outside_input(found, cwd, workspace)
+        if why is not None:
+            return _deny(found.commands[0].text, reason, why)
     return None
+
+
+def _deny(text: str, reason: str, what: str) -> Decision:
+    return deny(
+        RULE,
+        f"`{text[:120]}` would run without a sandbox ({reason}) and {what}, on this "
+        "machine with your rights. Without a sandbox only read-only commands that run "
+        "nothing of the workspace and open only the files they name are allowed; set "
+        "`sandbox: none` in the recipe to allow the rest anyway, or install bubblewrap",
+    )
 
 
 #: Added to the ``sandbox_unavailable`` warning when ``sandbox: auto`` falls back.

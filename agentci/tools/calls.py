@@ -30,6 +30,7 @@ class Prepared:
     args: BaseModel | None = None
     error: str | None = None
     env: Mapping[str, str] = field(default_factory=dict)  # the policy's additions (git pinned)
+    confine: bool = False  # only built-in read-only commands: the confined sandbox
     notes: list[str] = field(default_factory=list)  # before_tool hooks' (a rewrite) for the model
 
 
@@ -67,6 +68,8 @@ async def execute(p: Prepared, ctx: ToolContext) -> tuple[ToolResult, int]:
     assert p.tool is not None and p.args is not None
     if p.env:
         ctx = dataclasses.replace(ctx, env={**ctx.env, **p.env})
+    if p.confine and hasattr(ctx.sandbox, "confined"):  # a Sandbox (agentci.policy.sandbox)
+        ctx = dataclasses.replace(ctx, sandbox=ctx.sandbox.confined(ctx.env))
     try:
         if p.tool.kind is ToolKind.execute:
             result = await p.tool.run(p.args, ctx)

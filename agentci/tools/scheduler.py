@@ -111,6 +111,7 @@ class ToolBatch:
                         if not d.allowed:
                             p.error = f"denied by policy ({d.rule}): {d.reason}"
                         p.env = d.env
+                        p.confine = d.confine
                     # a read starts once its decision is out, while the next one is judged
                     await running.start(s.run_call(p))
                 outcomes = await running.results()

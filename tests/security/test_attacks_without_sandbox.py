@@ -115,3 +115,65 @@ def test_readers_that_follow_links_while_walking_are_denied(
 
 def test_readers_that_walk_without_following_links_still_run(laptop: Harness) -> None:
     assert laptop.sh("grep -rn pip . && find . -name '*.md' && ls -R src").error is None
+
+
+@pytest.fixture
+def vendor(ws: Path, tmp_path: Path) -> Path:
+    """A committed link in the workspace to a host folder holding the user's secret."""
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "token.txt").write_text("SECRET-OF-THE-USER\n")
+    (ws / "vendor").symlink_to(tmp_path / "home")
+    (ws / "names").write_text("vendor/token.txt\0")
+    (ws / "empty").mkdir()
+    return ws / "vendor"
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["diff -r . empty", "diff -rN . empty", "diff -N . empty", "diff --recursive . empty",
+     "sort --files0-from=names", "sort --files0-f names", "wc --f=names", "du --files0-from=names",
+     "find . -files0-from names", "md5sum -c names", "sha256sum --check names"],
+)  # fmt: skip
+def test_readers_that_take_names_from_a_file_or_follow_links_in_diff_are_denied(
+    laptop: Harness, vendor: Path, command: str
+) -> None:
+    error = denied_without_sandbox(laptop, command)
+    assert "reads the names of the files it opens from a file" in error
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["printf 'vendo%s/token.txt' r | xargs cat", "cat names | xargs -0 head", "ls | xargs wc"],
+)
+def test_commands_run_by_xargs_are_denied(laptop: Harness, vendor: Path, command: str) -> None:
+    assert "xargs gives it names from its input" in denied_without_sandbox(laptop, command)
+
+
+def test_awk_setting_argv_is_denied(laptop: Harness, vendor: Path) -> None:
+    command = """awk 'BEGIN { ARGV[1] = "vendo" "r/token.txt"; ARGC = 2 } { print }'"""
+    assert "its program sets ARGV" in denied_without_sandbox(laptop, command)
+
+
+@pytest.mark.parametrize(
+    ("command", "why"),
+    [
+        ("cat < vendor/token.txt", "`< vendor/token.txt` reads a file outside the workspace"),
+        ("cat < /etc/passwd", "`< /etc/passwd` reads a file outside the workspace"),
+        ("wc -l < ../x", "`< ../x` reads a file outside the workspace"),
+        ("cat < vendo?/token.txt", "a `<` redirection from a name computed at run time"),
+        ("cd src && cat < app.py", "a `<` redirection from a name computed at run time or after"),
+    ],
+)
+def test_input_redirection_from_outside_the_workspace_is_denied(
+    laptop: Harness, vendor: Path, command: str, why: str
+) -> None:
+    assert why in denied_without_sandbox(laptop, command)
+
+
+def test_readers_that_open_only_what_they_name_still_run(laptop: Harness, vendor: Path) -> None:
+    res = laptop.sh(
+        "diff --no-dereference -r src empty; cat < README.md; wc -l < src/app.py; "
+        "awk '{ print FILENAME }' README.md; sort README.md"
+    )
+    assert res.error is None and "SECRET-OF-THE-USER" not in res.output
+    assert "install with pip" in res.output
