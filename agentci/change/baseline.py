@@ -26,7 +26,11 @@ CACHE_PATTERNS = (
 #: Ignored files fingerprinted per snapshot, at most (``AGENTCI_IGNORED_SCAN_LIMIT`` overrides it).
 MAX_IGNORED_SCAN = 100_000
 Entry = tuple[str, str] | None  # (mode, object id) of a path in a tree, None when absent
-Fingerprint = tuple[int, int, int, int]
+#: An ignored file's fingerprint: (size, mtime_ns, inode, mode, ctime_ns). Any write to the file
+#: through the file system sets its ctime to the clock's time, and no process can set a ctime
+#: back (``utime`` sets the mtime, and the ctime to now): a content change with the size and the
+#: mtime put back still shows.
+Fingerprint = tuple[int, int, int, int, int]
 
 
 @dataclass

@@ -161,7 +161,7 @@ def _scan(root: str, top: str, forced: set[str], limit: int, found: dict[str, Fi
     if not stat.S_ISDIR(st.st_mode):
         if len(found) >= limit:
             return True
-        found[top] = _fp(st)
+        found[top] = fingerprint(st)
         return False
     stack = [(top, iter(_sorted_entries(f"{root}/{top}")))]
     while stack:
@@ -179,7 +179,7 @@ def _scan(root: str, top: str, forced: set[str], limit: int, found: dict[str, Fi
                 st = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            found[path] = (st.st_size, st.st_mtime_ns, st.st_ino, st.st_mode)
+            found[path] = fingerprint(st)
         else:
             stack.pop()
     return False
@@ -198,5 +198,6 @@ def _name(entry: os.DirEntry[str]) -> str:
     return entry.name
 
 
-def _fp(st: os.stat_result) -> Fingerprint:
-    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_mode)
+def fingerprint(st: os.stat_result) -> Fingerprint:
+    """A file's fingerprint (see :data:`~agentci.change.baseline.Fingerprint`)."""
+    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_mode, st.st_ctime_ns)

@@ -30,8 +30,8 @@ from pathlib import Path
 import pathspec
 
 from agentci import workspace_io
-from agentci.change.baseline import Baseline
-from agentci.change.ignored import beyond_baseline_scan
+from agentci.change.baseline import Baseline, Fingerprint
+from agentci.change.ignored import beyond_baseline_scan, fingerprint
 
 #: Ignored files larger than this are fingerprinted only (a change is reported, not undone).
 MAX_FILE_BYTES = 4 << 20
@@ -54,7 +54,7 @@ def keep_ignored(b: Baseline) -> None:
     root = os.open(b.workspace, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         with open(_kept_file(b), "ab") as store:
-            for path, (size, _, _, mode) in sorted(b.ignored_ref.items()):
+            for path, (size, _, _, mode, _) in sorted(b.ignored_ref.items()):
                 rel = b.rel(path)
                 if rel is None or not stat.S_ISREG(mode) or size > MAX_FILE_BYTES:
                     continue
@@ -78,12 +78,12 @@ def read_kept(b: Baseline, rel: str) -> bytes:
         return store.read(length)
 
 
-def _fingerprint(b: Baseline, rel: str) -> tuple[int, int, int, int] | None:
+def _fingerprint(b: Baseline, rel: str) -> Fingerprint | None:
     try:
         st = os.lstat(b.workspace / rel)
     except OSError:
         return None
-    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_mode)
+    return fingerprint(st)
 
 
 def restore_ignored(
