@@ -21,6 +21,7 @@ from agentci.delivery.pull_request import (
     branch_name,
     commit_patch,
     open_or_update,
+    patch_directory,
     push_branch,
     scratch_repository,
 )
@@ -160,8 +161,13 @@ def _deliver(out: str, create_pr: bool, comment: bool, workspace: Path, code: st
             title = _title(recipe, task)
             branch = branch_name(recipe, str(task.get("name")))
             message = f"{title}\n\n{task.get('summary', '')}".strip()
+            facts = (
+                task.get("extra", {}).get("patch") if isinstance(task.get("extra"), dict) else None
+            )
+            directory = patch_directory(facts.get("directory") if isinstance(facts, dict) else "")
             with scratch_repository(workspace) as scratch:
-                push_branch(scratch, ctx, gh, commit_patch(scratch, patch, message), branch)
+                commit = commit_patch(scratch, patch, message, directory)
+                push_branch(scratch, ctx, gh, commit, branch)
             body = (f"{summary}\n\n---\nProposed by agentci on branch `{branch}`; a later run "
                     "replaces this branch and edits this pull request.\n")  # fmt: skip
             made = open_or_update(gh, ctx, branch, title, body)

@@ -123,12 +123,28 @@ def scratch_repository(workspace: Path) -> Iterator[Scratch]:
         yield Scratch(git_dir, head)
 
 
-def commit_patch(scratch: Scratch, patch: bytes, message: str) -> str:
+def patch_directory(value: object) -> str:
+    """A task's ``extra.patch.directory`` from result.json (the recipe's workspace folder inside
+    the repository, "" at its top), checked: a relative path with no ``..``, else DeliveryError."""
+    if value is None or value == "":
+        return ""
+    text = value if isinstance(value, str) else ""
+    parts = text.split("/")
+    if not text or any(p in ("", ".", "..") for p in parts) or "\\" in text or "\0" in text:
+        raise DeliveryError(f"result.json's patch directory {value!r} is not a folder of the "
+                            "repository")  # fmt: skip
+    return "/".join(parts)
+
+
+def commit_patch(scratch: Scratch, patch: bytes, message: str, directory: str = "") -> str:
     """A commit holding the checkout's ``HEAD`` plus ``patch`` (the text of a patch.diff),
-    made in ``scratch``: the checkout's index and working tree are not touched."""
+    made in ``scratch``: the checkout's index and working tree are not touched. ``directory``:
+    the workspace's folder inside the repository, which the patch's paths are relative to
+    (a recipe's ``workspace.path``), from :func:`patch_directory`."""
     index = {"GIT_INDEX_FILE": str(scratch.git_dir / "agentci-index")}
     _git(scratch.git_dir, "read-tree", scratch.head, env=index)
-    _git(scratch.git_dir, "apply", "--cached", "--binary", "-", env=index, stdin=patch)
+    where = [f"--directory={directory}"] if directory else []
+    _git(scratch.git_dir, "apply", "--cached", "--binary", *where, "-", env=index, stdin=patch)
     tree = _git(scratch.git_dir, "write-tree", env=index)
     who = {
         "GIT_AUTHOR_NAME": BOT_NAME, "GIT_AUTHOR_EMAIL": BOT_EMAIL,

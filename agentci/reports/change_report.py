@@ -21,14 +21,16 @@ def report_change(
     redactor: Redactor | None,
     base: str | None,
     emit: Callable[[ev.Event], object],
+    directory: str = "",
 ) -> str:
     """The patch text (secrets masked in added lines) for the outputs; what it leaves out goes
-    into ``report.extra["patch"]`` and ``warning`` events."""
+    into ``report.extra["patch"]`` and ``warning`` events. ``directory``: the workspace's folder
+    inside its git work tree ("" at the top), which the patch's paths are relative to."""
     redactor = redactor or Redactor.from_environ()
     text, masked = redactor.redact_patch(patch.text)
     info = {
         "redacted": bool(masked), "redacted_files": masked, "omitted": patch.omitted,
-        "base": base, "ignored_written": change.ignored_written,
+        "base": base, "directory": directory, "ignored_written": change.ignored_written,
         "ignored_deleted": change.ignored_deleted,
         "nested_repositories": change.nested_repos, "unreadable": change.unreadable,
         "nested_repositories_damaged": sorted(change.nested_damaged),

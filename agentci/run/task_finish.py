@@ -174,7 +174,8 @@ async def _patch(task: TaskRun, tracker: ChangeTracker, report: TaskReport) -> N
         if task.completed:
             report.status, report.reason = finished_status(task, not change.empty)
         redactor = task.settings.redactor
-        task.patch = report_change(report, change, patch, redactor, task.patch_base, task.emit)
+        task.patch = report_change(report, change, patch, redactor, task.patch_base, task.emit,
+                                   tracker.baseline.prefix)  # fmt: skip
         done = task.patch_taken = True
     except asyncio.CancelledError:
         if task.signal_name is None:
