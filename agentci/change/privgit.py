@@ -11,6 +11,7 @@ and the private ``info/attributes`` (highest precedence) overrides what the work
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 import shutil
 import signal
@@ -205,17 +206,65 @@ def add_alternate(pg: PrivateGit, objects: Path) -> None:
         alt.write_bytes(b"\n".join([*lines, os.fsencode(objects)]) + b"\n")
 
 
-def copy_index(src: Path, dest: Path) -> bool:
-    """Copy a user's index as a stat cache (never written back); False when there is none.
+def copy_index(pg: PrivateGit, src: Path, dest: Path, work_tree: Path | None = None) -> bool:
+    """Copy a user's index to ``dest`` in ``pg``'s git dir as a stat cache (never written back);
+    False when there is none, or it cannot be read. ``work_tree``: the index's own work tree
+    (a submodule's), when it is not ``pg``'s.
 
     The copy keeps the index's timestamps: git trusts an entry's stat data only when the file
     is older than the index file itself ("racy clean"), so a copy dated now would hide an edit
-    of the same size made in the second git last wrote the index."""
+    of the same size made in the second git last wrote the index.
+
+    A split index (``git update-index --split-index``, ``core.splitIndex``) holds only the
+    entries changed since its shared index (``sharedindex.<id>`` beside it), which git must
+    find in the private git dir: that file is copied there too, the copy is written whole
+    (``git update-index --no-split-index``: git checks the racily clean entries' content as
+    it writes them), and the shared copy is deleted. Without it git could not read the index
+    at all: the baseline would hash every file, and a submodule's snapshot would fail."""
     if not src.is_file():
         return False
     shutil.copyfile(src, dest)
     shutil.copystat(src, dest)
+    shared = shared_index(dest, src.parent)
+    if shared is None:
+        return True
+    copy = pg.git_dir / shared.name
+    made = not copy.exists()
+    try:
+        if made:
+            shutil.copyfile(shared, copy)
+            shutil.copystat(shared, copy)
+        pg.run(["update-index", "--no-split-index"], index=dest, work_tree=work_tree)
+    except (GitFailed, OSError):
+        dest.unlink(missing_ok=True)
+        return False
+    finally:
+        if made:
+            copy.unlink(missing_ok=True)
     return True
+
+
+def shared_index(index: Path, folder: Path) -> Path | None:
+    """The shared index in ``folder`` that the split index ``index`` names, or None (a whole
+    index, or its shared index is not there). A split index's ``link`` extension holds the
+    shared index's id: each ``sharedindex.<id>`` file of ``folder`` is looked for there."""
+    try:
+        names = [p for p in folder.iterdir() if p.name.startswith("sharedindex.")]
+        if not names:
+            return None
+        with open(index, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            for path in names:
+                try:
+                    oid = bytes.fromhex(path.name[len("sharedindex.") :])
+                except ValueError:
+                    continue
+                at = data.find(oid) if len(oid) in (20, 32) else -1
+                # the extension: "link", its size (4 bytes), then the id
+                if at >= 8 and data[at - 8 : at - 4] == b"link":
+                    return path
+    except (OSError, ValueError):  # ValueError: an empty index cannot be mapped
+        return None
+    return None
 
 
 def split_z(data: bytes) -> list[str]:

@@ -183,7 +183,7 @@ def _new_baseline(workspace: Path, git_dir: Path, exclude: tuple[str, ...]) -> B
                  repo_root=top if user_git is not None else None)  # fmt: skip
     if user_git is not None:
         add_alternate(pg, objects_dir(user_git))
-        if copy_index(user_git / "index", pg.index):
+        if copy_index(pg, user_git / "index", pg.index):
             try:  # one listing: the index bits and the submodules
                 out = pg.out(["ls-files", "-s", "-v", "-z"])
                 if not _plain_files(out):

@@ -45,7 +45,7 @@ def find_submodules(pg: PrivateGit, top: Path, listing: list[str] | None = None)
             continue  # not checked out: it stays a gitlink
         index = pg.git_dir / f"index-sub{len(out)}"
         add_alternate(pg, objects_dir(sub_git))
-        copy_index(sub_git / "index", index)
+        copy_index(pg, sub_git / "index", index, top / path)
         out.append(Submodule(path=path, index=index, head=head_commit(top / path)))
     return out
 
