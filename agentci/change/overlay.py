@@ -6,9 +6,11 @@ existence, so the workspace the agent and the next verify run see is always the 
 the agent's own changes (a test module that rewrites the code under test as it is imported
 cannot leave its fix on disk, out of the patch, for the run that decides). A git repository
 the run made (a folder holding a ``.git``: one untracked entry to the snapshot, whose files it
-never stores) is deleted whole by :func:`drop_verify_repos`. Ignored files verify wrote (caches,
-reports) stay as they are; they are set aside while the next attempt's verify runs
-(:mod:`agentci.verify.set_aside`).
+never stores) is deleted whole by :func:`drop_verify_repos`; in a folder that was there before
+(``git init`` of a folder holding files), only the ``.git`` the run made is, its files kept
+(:func:`folders_of`, taken before verify runs, says which folders had a ``.git``). Ignored
+files verify wrote (caches, reports) stay as they are; they are set aside while the next
+attempt's verify runs (:mod:`agentci.verify.set_aside`).
 
 :func:`record_verify` remembers what a verify run changed that could not be put back (and
 verify's ignored writes); :func:`apply_overlay` puts those paths back to their pre-verify
@@ -17,8 +19,10 @@ content in later snapshots, unless the agent changed them again.
 
 from __future__ import annotations
 
+import os
 import secrets
 import shutil
+from dataclasses import dataclass
 
 from agentci import workspace_io
 from agentci.change.baseline import Baseline, Entry, Snapshot
@@ -60,27 +64,78 @@ def restore_verify_writes(b: Baseline, before: Snapshot, after: Snapshot) -> lis
     return sorted(done)
 
 
-def drop_verify_repos(b: Baseline, before: Snapshot, after: Snapshot) -> list[str]:
-    """Delete each git repository a verify run made (in ``after``'s repositories, in neither
-    ``before`` nor the baseline): moved whole into the workspace's excluded ``.agentci`` folder,
-    then deleted there. Returns the workspace-relative folders deleted (``lib/``), sorted."""
+@dataclass
+class Folders:
+    """The folders of a snapshot (workspace-relative, ``""`` the workspace itself) and those
+    that held a ``.git`` just before verify ran (:func:`folders_of`)."""
+
+    paths: list[str]
+    with_git: set[str]
+
+
+def folders_of(b: Baseline, snap: Snapshot) -> Folders:
+    """The folders of ``snap``'s tree inside the workspace, and which of them hold a ``.git``
+    now: taken before verify runs, so that :func:`drop_verify_repos` can tell a ``.git`` a run
+    makes in a folder git walks into (it holds files of the snapshot) and never reports."""
+    out = b.git.out(["ls-tree", "-r", "-d", "-z", "--name-only", snap.tree])
+    paths = ["", *(rel for rel in map(b.rel, split_z(out)) if rel)]
+    return Folders(paths, {p for p in paths if _has_git(b, p)})
+
+
+def _has_git(b: Baseline, rel: str) -> bool:
+    return os.path.lexists(b.workspace / rel / ".git")
+
+
+def _held_ignored(before: Snapshot, path: str) -> bool:
+    """True when the folder ``path`` (a work-tree path) may have held files before verify ran:
+    ignored files were found in it, or the ignored scan was cut short (then nobody knows)."""
+    head = path + "/"
+    return before.scan_truncated or any(p.startswith(head) for p in before.ignored)
+
+
+def drop_verify_repos(
+    b: Baseline, before: Snapshot, after: Snapshot, folders: Folders | None = None
+) -> list[str]:
+    """Delete each git repository a verify run made. A folder holding a ``.git`` that is in
+    ``after``'s repositories and in neither ``before``'s nor the baseline's is deleted whole
+    when it was not there before (``lib/``); when it was (one of ``folders``, or it held
+    ignored files), only its ``.git`` is (``lib/.git``): its other files are then the next
+    snapshot's, put back or subtracted like any other write of verify. So is a ``.git`` that
+    appeared in one of ``folders`` (git walks into those and never reports one). Each is moved
+    into the workspace's excluded ``.agentci`` folder, then deleted there. Returns the
+    workspace-relative paths deleted (``lib/``, ``lib/.git``), sorted."""
     known = {*before.repos, *before.nested, *b.nested_at_start}
-    made = [p for p in after.repos if p not in known]
-    if not made or not b.exclude:
+    had = set(folders.paths) if folders is not None else set()
+    targets: dict[str, str] = {}  # workspace-relative path to delete -> the name reported
+    for path in after.repos:
+        rel = b.rel(path)
+        if path in known or not rel:
+            continue
+        if rel in had or _held_ignored(before, path):
+            targets[_dot_git(rel)] = _dot_git(rel)
+        else:
+            targets[rel] = f"{rel}/"
+    if folders is not None:
+        for rel in folders.paths:
+            if rel not in folders.with_git and _has_git(b, rel):
+                targets[_dot_git(rel)] = _dot_git(rel)
+    if not targets or not b.exclude:
         return []
     bin_dir = f"{b.exclude[0].strip('/')}/verify-repos-{secrets.token_hex(4)}"
     done: list[str] = []
-    for path in made:
-        rel = b.rel(path)
-        if rel is None:
-            continue
+    for rel, name in targets.items():
         try:
             workspace_io.move(b.workspace, rel, b.workspace, f"{bin_dir}/{len(done)}")
         except (workspace_io.UnsafePath, OSError):
             continue
-        done.append(f"{rel}/")
+        done.append(name)
     shutil.rmtree(b.workspace / bin_dir, ignore_errors=True)
     return sorted(done)
+
+
+def _dot_git(folder: str) -> str:
+    """The ``.git`` of a workspace folder (``""``: the workspace's own)."""
+    return f"{folder}/.git" if folder else ".git"
 
 
 def record_verify(

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from agentci.change.change import Change, Patch, change_of, patch_text
-from agentci.change.overlay import drop_verify_repos, restore_verify_writes
+from agentci.change.overlay import Folders, drop_verify_repos, folders_of, restore_verify_writes
 from agentci.change.privgit import split_z
 from agentci.change.snapshot import (
     DEFAULT_EXCLUDE,
@@ -144,6 +144,7 @@ class ChangeTracker:
         first = baseline.snapshot()  # the baseline, as a snapshot taken then would be
         self._last: tuple[Snapshot, Change] = (first, change_of(baseline, first))
         self._mark: object = activity() if activity is not None else None
+        self._folders: Folders | None = None  # the folders before verify ran (verify_starting)
 
     @classmethod
     async def start(
@@ -225,6 +226,17 @@ class ChangeTracker:
         snap = take(self.baseline)
         return snap, change_of(self.baseline, snap)
 
+    async def verify_starting(self) -> None:
+        """Verify runs are about to start, on the workspace of the last snapshot: note which
+        of its folders hold a ``.git`` (:func:`~agentci.change.overlay.folders_of`), so that
+        :meth:`verify_done` deletes one a run makes there."""
+        snap = self._snap
+        self._folders = None
+        if snap is not None:
+            self._folders = await asyncio.to_thread(
+                self._one_at_a_time, folders_of, self.baseline, snap
+            )
+
     async def verify_done(self) -> list[str]:
         """Verify runs just finished: put back the files they wrote that the patch is made of
         (:func:`~agentci.change.overlay.restore_verify_writes`) and subtract the rest (ignored
@@ -238,7 +250,7 @@ class ChangeTracker:
 
     def _verify_done(self, before: Snapshot) -> list[str]:
         after = take(self.baseline)
-        dropped = drop_verify_repos(self.baseline, before, after)
+        dropped = drop_verify_repos(self.baseline, before, after, self._folders)
         if dropped:  # the repository's files were never in a snapshot: take one without them
             after = take(self.baseline)
         restored = restore_verify_writes(self.baseline, before, after)

@@ -64,7 +64,8 @@ class WarningEvent(EventBase):
     ``resume_restarted`` (``--resume``: a stopped task's conversation is not in the earlier
     outputs, so it runs from the start), ``verify_writes_restored`` (files the patch is made
     of that a verify run changed were put back as they were before it ran, and repositories it
-    made, ``lib/``, deleted), ``workspace_kept`` (the patch holds none of the agent's work, a
+    made, ``lib/``, deleted: only their ``.git``, ``lib/.git``, in a folder that was there
+    before), ``workspace_kept`` (the patch holds none of the agent's work, a
     signal or a failure while it was taken: the task's copy or git worktree is kept, not removed, and
     the message and result.json's ``kept_workspace`` say where)."""
 

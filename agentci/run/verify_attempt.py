@@ -62,6 +62,7 @@ async def verify_attempt(
     if aside.moved or aside.left or aside.restored:
         _note_set_aside(aside, weakened, emit)
     full_before = runs.full_run
+    await tracker.verify_starting()  # which folders hold a .git: one a run makes is deleted
     runs.after_run = tracker.verify_done
     try:
         await runs.attempt_runs(attempt, last, changed)
