@@ -16,16 +16,17 @@ from agentci.policy.sandbox import Sandbox
 
 
 def pyc_view(
-    box: Sandbox | None, env: dict[str, str], command: str
+    box: Sandbox | None, env: dict[str, str], command: str, *, always: bool = False
 ) -> tuple[Sandbox | None, Path | None]:
     """For one verify run of ``command`` in ``box``: the sandbox with a writable view of its
     bytecode store at the prefix, and the view; ``env`` then lets Python write bytecode (into
     the view only). ``(box, None)`` without a store, when the run's ``PYTHONPYCACHEPREFIX``
     is the recipe's own, or when the last run of ``command`` taught the store nothing (it
-    then sees the store read-only, as the agent's commands do: :func:`is_quiet`)."""
+    then sees the store read-only, as the agent's commands do: :func:`is_quiet`) unless
+    ``always`` (the run keeps or gets the workspace's bytecode: :mod:`.pyc_carry`)."""
     if box is None or box.pycache is None or env.get("PYTHONPYCACHEPREFIX") != SANDBOX_PREFIX:
         return box, None
-    if is_quiet(box.pycache, command, env.get("PATH")):
+    if not always and is_quiet(box.pycache, command, env.get("PATH")):
         return box, None
     try:
         view = make_view(box.pycache)

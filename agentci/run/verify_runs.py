@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentci.events import types as ev
 from agentci.events.diagnose import cannot_run, sandbox_note
+from agentci.policy.pyc_carry import WorkspaceBytecode
 from agentci.recipe.verify_config import Verify
 from agentci.verify.compare import Changes, compare, merge_rerun
 from agentci.verify.feedback import tail
@@ -69,6 +70,13 @@ class VerifyRuns:
         self.after_run: Callable[[], Awaitable[list[str]]] | None = None
         self.restored: list[str] = []  # put back since the attempt began
         self.started = 0  # verify runs started (counted before each runs)
+        #: the workspace's bytecode the baseline run compiled, for the later runs (sandboxed
+        #: runs with a bytecode store only: :mod:`agentci.policy.pyc_carry`)
+        self.bytecode = (
+            WorkspaceBytecode(workspace)
+            if sandbox is not None and sandbox.pycache is not None
+            else None
+        )
 
     async def baseline(self) -> VerifyRun:
         """Run verify before the agent, and record it as the baseline."""
@@ -92,12 +100,19 @@ class VerifyRuns:
             label=label,
             sandbox=self.sandbox,
             select=select,
+            bytecode=self.bytecode,
+            keep_bytecode=baseline,
         )
         if not baseline:
             judge(run, self.baseline_run, self.verify)
         if self.after_run is not None:
             self.restored = sorted({*self.restored, *await self.after_run()})
         return run
+
+    def cleanup(self) -> None:
+        """Remove what the task's runs kept (the workspace's bytecode)."""
+        if self.bytecode is not None:
+            self.bytecode.cleanup()
 
     async def attempt_runs(self, attempt: int, last: bool, changed: list[str]) -> None:
         """The attempt's verify. With ``verify.strategy: failing_first`` and attempts left, the

@@ -253,8 +253,10 @@ class ChangeCheck:
                     self.guard_results
                 ):
                     self.guard_results = results
-        finally:  # a folder of files: off the event loop, where other tasks run
+        finally:  # folders of files: off the event loop, where other tasks run
             await asyncio.to_thread(shutil.rmtree, self._tmp, True)
+            if self.runs is not None:
+                await asyncio.to_thread(self.runs.cleanup)
         runs = self.runs.results if self.runs else []
         report.verify = [r for r in runs if r.scope == "full"]  # what decides
         report.extra["verify"] = self.summary()

@@ -29,6 +29,7 @@ only into a private view of it, whose names say what to add to the store afterwa
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,7 @@ from typing import TYPE_CHECKING, Literal
 from junitparser import Error, Failure, JUnitXml, JUnitXmlError, Skipped, TestSuite
 
 from agentci.policy.pyc_cache import remove_view
+from agentci.policy.pyc_carry import WorkspaceBytecode
 from agentci.policy.pyc_fill import fill_from_view
 from agentci.policy.pyc_view import pyc_view
 from agentci.process import run_process
@@ -166,9 +168,14 @@ async def run_verify(
     label: str,
     sandbox: Sandbox | None = None,
     select: Selection | None = None,
+    bytecode: WorkspaceBytecode | None = None,
+    keep_bytecode: bool = False,
 ) -> VerifyRun:
     """Run ``verify.command`` once in ``workspace``; ``tmp_dir`` holds agentci's JUnit file.
-    With ``select`` (``runner: pytest`` only), only those tests run (:mod:`.selection`)."""
+    With ``select`` (``runner: pytest`` only), only those tests run (:mod:`.selection`).
+    With ``bytecode``, the run keeps the workspace's bytecode it compiled (``keep_bytecode``:
+    the baseline, before the agent) or starts with what the baseline kept
+    (:mod:`agentci.policy.pyc_carry`)."""
     place = report_place(verify, workspace=workspace, tmp_dir=tmp_dir, label=label, sandbox=sandbox)
     if place is not None:
         place.prepare()
@@ -179,7 +186,9 @@ async def run_verify(
     run_env = verify_env(env, verify.runner, pytest_report)
     if select is not None:
         run_env = select.env(run_env, tmp_dir)
-    box, view = pyc_view(box, run_env, verify.command)
+    box, view = pyc_view(box, run_env, verify.command, always=bytecode is not None)
+    if view is not None and bytecode is not None and not keep_bytecode:
+        await asyncio.to_thread(bytecode.seed, view)
     try:
         result = await run_process(
             verify.command,
@@ -201,6 +210,8 @@ async def run_verify(
         if place is not None:
             _read_junit(run, place)
         if view is not None and box is not None:
+            if bytecode is not None and keep_bytecode:
+                await asyncio.to_thread(bytecode.keep, view)
             await fill_from_view(view, box, verify.command, run_env.get("PATH"))
     finally:
         if view is not None:
