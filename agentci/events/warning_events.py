@@ -66,8 +66,9 @@ class WarningEvent(EventBase):
     of that a verify run changed were put back as they were before it ran, and repositories it
     made, ``lib/``, deleted: only their ``.git``, ``lib/.git``, in a folder that was there
     before), ``workspace_kept`` (the patch holds none of the agent's work, a
-    signal or a failure while it was taken: the task's copy or git worktree is kept, not removed, and
-    the message and result.json's ``kept_workspace`` say where)."""
+    signal or a failure while it was taken, or leaves some out, files too large or unreadable: the
+    task's copy or git worktree is kept, not removed, and the message and result.json's
+    ``kept_workspace`` say where)."""
 
     type: Literal["warning"] = "warning"
     kind: WarningKind

@@ -103,20 +103,29 @@ REMOVE_KEPT = {"copy": "delete it when done", "worktree": "`git worktree remove`
 
 
 def _keep_unsaved_work(task: TaskRun, report: TaskReport) -> None:
-    """A copy or worktree whose work is in no patch (a signal, or a failure, while it was taken) is
-    kept, not removed: its place goes into result.json (``kept_workspace``) and a
-    ``workspace_kept`` warning; :meth:`TaskRun.run` moves it there once the task is over."""
+    """A copy or worktree whose work is in no patch (a signal, or a failure, while it was taken),
+    or only in part (files too large for patch.diff, or unreadable), is kept, not removed: its
+    place goes into result.json (``kept_workspace``) and a ``workspace_kept`` warning;
+    :meth:`TaskRun.run` moves it there once the task is over."""
     prepared = task.prepared
-    if task.patch_taken or prepared is None or prepared.kept_path is None:
+    if prepared is None or prepared.kept_path is None:
         return
+    facts = report.extra.get("patch") or {}
+    left_out = [o["path"] for o in facts.get("omitted") or []] + list(facts.get("unreadable") or [])
+    if task.patch_taken and not left_out:
+        return
+    why = (
+        f"the patch leaves out {', '.join(left_out)}"
+        if task.patch_taken
+        else f"the patch holds none of the agent's work ({report.reason or 'it failed'})"
+    )
     task.keep_workspace = True
     report.extra["kept_workspace"] = str(prepared.kept_path)
     task.emit(
         ev.WarningEvent(
             kind="workspace_kept",
-            message=f"the patch holds none of the agent's work ({report.reason or 'it failed'}): "
-            f"the {prepared.isolation} is kept at {prepared.kept_path}, not removed; "
-            + REMOVE_KEPT[prepared.isolation],
+            message=f"{why}: the {prepared.isolation} is kept at {prepared.kept_path}, not "
+            f"removed; " + REMOVE_KEPT[prepared.isolation],
         )
     )
 
