@@ -23,8 +23,10 @@ CACHE_PATTERNS = (
     ".mypy_cache/",
     ".hypothesis/",
 )
-#: Ignored files fingerprinted per snapshot, at most (``AGENTCI_IGNORED_SCAN_LIMIT`` overrides it).
-MAX_IGNORED_SCAN = 100_000
+#: Ignored files fingerprinted per snapshot, at most (``AGENTCI_IGNORED_SCAN_LIMIT`` overrides it):
+#: twice a big ``node_modules/`` (200,000-500,000 files). One ``lstat`` and about 360 bytes of
+#: Python memory a file at the baseline (bench/README.md, "Big ignored trees").
+MAX_IGNORED_SCAN = 1_000_000
 Entry = tuple[str, str] | None  # (mode, object id) of a path in a tree, None when absent
 #: An ignored file's fingerprint: (size, mtime_ns, inode, mode, ctime_ns). Any write to the file
 #: through the file system sets its ctime to the clock's time, and no process can set a ctime

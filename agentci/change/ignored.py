@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable
+from operator import attrgetter
 from pathlib import Path
 
 from agentci.change.baseline import MAX_IGNORED_SCAN, Baseline, Fingerprint
@@ -138,64 +139,109 @@ def scan_ignored(
     """Fingerprints of the files the baseline's rules ignore, visited in :func:`scan_order`,
     and whether the scan was cut short at :func:`scan_limit` files. ``listed``: the ignored
     files and folders (``x/``) the snapshot's walk saw, by the rules on disk; ``dropped`` and
-    ``forced``: what :func:`freeze_rules` changed of that."""
+    ``forced``: what :func:`freeze_rules` changed of that.
+
+    A fingerprint equal to the baseline's is the baseline's own object: a later snapshot of a
+    big ignored tree holds its paths and references, not a second copy of every fingerprint."""
     entries = _not_excluded(b, listed)
-    limit = scan_limit()
-    found: dict[str, Fingerprint] = {}
+    scan = _Scan(os.fspath(b.work_tree), forced, scan_limit(), b.ignored_ref)
     tops = sorted({e.rstrip("/") for e in [*entries, *dropped]} - forced, key=scan_order)
-    root = os.fspath(b.work_tree)
     for top in tops:
-        if _scan(root, top, forced, limit, found):
-            return found, True
-    return found, False
+        if scan.top(top):
+            return scan.found, True
+    return scan.found, False
 
 
-def _scan(root: str, top: str, forced: set[str], limit: int, found: dict[str, Fingerprint]) -> bool:
-    """Fingerprint ``top`` when it is not a folder, else every non-folder beneath it (a link is
-    not followed), in :func:`scan_order`, into ``found``; the ``forced`` paths are skipped.
-    True when ``found`` reached ``limit`` before the end (the scan is cut short)."""
-    try:
-        st = os.lstat(f"{root}/{top}")
-    except OSError:
-        return False
-    if not stat.S_ISDIR(st.st_mode):
-        if len(found) >= limit:
-            return True
-        found[top] = fingerprint(st)
-        return False
-    stack = [(top, iter(_sorted_entries(f"{root}/{top}")))]
-    while stack:
-        rel, entries = stack[-1]
-        for entry in entries:
-            path = f"{rel}/{entry.name}"
-            if entry.is_dir(follow_symlinks=False):  # walked at its place among its siblings
-                stack.append((path, iter(_sorted_entries(f"{root}/{path}"))))
-                break
-            if path in forced:
-                continue
-            if len(found) >= limit:
+#: How a folder of the scan is opened: never through a link, never left open across an exec.
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class _Scan:
+    """One scan of ignored files into :attr:`found` (see :func:`scan_ignored`).
+
+    Each folder is opened relative to its parent's descriptor and each file is ``lstat``-ed
+    relative to its folder's (``fstatat``): the kernel resolves one name per file, not the
+    whole path, and no link on the way is followed."""
+
+    def __init__(self, root: str, forced: set[str], limit: int, ref: dict[str, Fingerprint]):
+        self.root = root
+        self.forced = forced
+        self.left = limit  # files the scan may still fingerprint
+        self.ref = ref
+        self.found: dict[str, Fingerprint] = {}
+
+    def top(self, top: str) -> bool:
+        """Fingerprint ``top`` when it is not a folder, else every non-folder beneath it (a
+        link is not followed), in :func:`scan_order`; the forced paths are skipped. True when
+        the limit was reached before the end (the scan is cut short)."""
+        try:
+            st = os.lstat(f"{self.root}/{top}")
+        except OSError:
+            return False
+        if not stat.S_ISDIR(st.st_mode):
+            if self.left <= 0:
                 return True
-            try:
-                st = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            found[path] = fingerprint(st)
-        else:
-            stack.pop()
-    return False
+            self._keep(top, fingerprint(st))
+            return False
+        try:
+            fd = os.open(f"{self.root}/{top}", _DIR_FLAGS)
+        except OSError:
+            return False
+        return self._folder(top, fd)
+
+    def _keep(self, path: str, fp: Fingerprint) -> None:
+        old = self.ref.get(path)
+        self.found[path] = old if old == fp else fp
+        self.left -= 1
+
+    def _folder(self, top: str, fd: int) -> bool:
+        """Walk the folder open as ``fd`` (closed here), its subfolders at their places."""
+        stack = [(top, fd, iter(_sorted_entries(fd)))]
+        found, ref, forced = self.found, self.ref, self.forced
+        try:
+            while stack:
+                rel, fd, entries = stack[-1]
+                for entry in entries:
+                    name = entry.name
+                    if entry.is_dir(follow_symlinks=False):  # walked at its place
+                        try:
+                            sub = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                        except OSError:
+                            continue
+                        stack.append((f"{rel}/{name}", sub, iter(_sorted_entries(sub))))
+                        break
+                    path = f"{rel}/{name}"
+                    if forced and path in forced:
+                        continue
+                    if self.left <= 0:
+                        return True
+                    try:
+                        st = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    fp = (st.st_size, st.st_mtime_ns, st.st_ino, st.st_mode, st.st_ctime_ns)
+                    old = ref.get(path)
+                    found[path] = old if old == fp else fp
+                    self.left -= 1
+                else:
+                    os.close(fd)
+                    stack.pop()
+        finally:
+            for _, fd, _ in stack:
+                os.close(fd)
+        return False
 
 
-def _sorted_entries(folder: str) -> list[os.DirEntry[str]]:
-    """The entries of ``folder``, names sorted (none when it cannot be read)."""
+def _sorted_entries(fd: int) -> list[os.DirEntry[str]]:
+    """The entries of the folder open as ``fd``, names sorted (none when it cannot be read)."""
     try:
-        with os.scandir(folder) as it:
-            return sorted(it, key=_name)
+        with os.scandir(fd) as it:
+            return sorted(it, key=_NAME)
     except OSError:
         return []
 
 
-def _name(entry: os.DirEntry[str]) -> str:
-    return entry.name
+_NAME = attrgetter("name")
 
 
 def fingerprint(st: os.stat_result) -> Fingerprint:

@@ -54,7 +54,7 @@ def keep_ignored(b: Baseline) -> None:
     root = os.open(b.workspace, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         with open(_kept_file(b), "ab") as store:
-            for path, (size, _, _, mode, _) in sorted(b.ignored_ref.items()):
+            for path, (size, _, _, mode, _) in b.ignored_ref.items():  # the scan's order
                 rel = b.rel(path)
                 if rel is None or not stat.S_ISREG(mode) or size > MAX_FILE_BYTES:
                     continue

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from agentci.change.overlay import record_verify
 from agentci.change.patch import capture_baseline, current_change
+from agentci.change.snapshot import take
 from agentci.errors import InvalidInput
 from agentci.testing.repo import commit_repo
 
@@ -59,3 +61,16 @@ def test_a_limit_that_is_not_a_positive_number_is_bad_input(
     ws = _many_ignored(tmp_path, 1)
     with pytest.raises(InvalidInput, match=r"^AGENTCI_IGNORED_SCAN_LIMIT='.*': expected a whole"):
         capture_baseline(ws)
+
+
+def test_a_hidden_file_moved_away_and_back_around_verify_stays_the_agents(tmp_path: Path) -> None:
+    ws = _many_ignored(tmp_path, 3)
+    base = capture_baseline(ws)
+    hidden = ws / "node_modules" / "b" / "conftest.py"
+    hidden.write_text("fix = 1\n")
+    before = take(base)
+    # set aside while verify runs, moved back, then verify runs again with it: a new ctime
+    hidden.rename(ws / "aside.py")
+    (ws / "aside.py").rename(hidden)
+    record_verify(base, before, take(base))
+    assert current_change(base).ignored_written == ["node_modules/b/conftest.py"]

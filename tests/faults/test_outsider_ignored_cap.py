@@ -1,4 +1,4 @@
-"""Outsider faults: more ignored files than agentci fingerprints (100,000 — a node_modules
+"""Outsider faults: more ignored files than agentci fingerprints (1,000,000 by default; 100,000
 easily has that many) and ``guards.allowed_paths``.
 
 The baseline scan stops at the cap, so some of the user's ignored files are not in it. When the

@@ -1,7 +1,7 @@
 """More ignored files than agentci fingerprints: a passing verify proves nothing about the patch.
 
 The agent makes verify pass by changing an ignored file that lies past the ignored-file scan
-limit (``AGENTCI_IGNORED_SCAN_LIMIT``; 100,000 by default, 10 here for the same shape), and
+limit (``AGENTCI_IGNORED_SCAN_LIMIT``; 1,000,000 by default, 10 here for the same shape), and
 makes a meaningless edit the patch carries. agentci never saw the ignored change, so it could
 not set it aside while verify ran: the task must not end ``success``.
 """
