@@ -10,6 +10,10 @@ agentci's secrets in reach. So agentci's git:
 * reads no system or global config (``GIT_CONFIG_NOSYSTEM=1``, ``GIT_CONFIG_GLOBAL=/dev/null``)
   and no system attributes (``GIT_ATTR_NOSYSTEM=1``); no inherited ``GIT_*`` variable (a
   ``GIT_DIR`` or ``GIT_CONFIG_PARAMETERS`` from the job) gets through;
+* reaches no remote: ``GIT_ALLOW_PROTOCOL`` allows no protocol and ``GIT_NO_LAZY_FETCH``
+  stops lazy fetches (:data:`FORCED_ENV`). A repository's ``protocol.ext.allow=always`` would
+  outrank ``protocol.allow=never``, and a missing object in a repository whose config names a
+  promisor remote makes even ``git cat-file -e`` fetch, running an ``ext::`` URL's command;
 * overrides, with ``-c`` (the highest-priority config layer), every key of the repository's
   own config that makes git start a program: ``core.fsmonitor``, ``core.hooksPath`` (hooks),
   ``core.attributesFile``, ``core.pager``/``core.editor``/``core.askPass``/``core.sshCommand``,
@@ -94,7 +98,17 @@ TOOL_CONFIG: tuple[ConfigItem, ...] = tuple(
     not in {"diff.external", "core.autocrlf", "core.safecrlf", "core.excludesFile", "color.ui"}
 )
 
-#: Environment variables forced on every git call agentci makes.
+#: Environment variables forced on every git call agentci makes. ``GIT_ALLOW_PROTOCOL`` names
+#: no protocol git has (it outranks every ``protocol.*`` key of every config, a repository's
+#: ``protocol.ext.allow=always`` too, and each git that git starts inherits it), so no fetch,
+#: push, clone or remote helper can start: a repository whose config names a promisor remote
+#: (``remote.<r>.promisor``) with an ``ext::sh payload`` URL, an ``uploadpack`` command or a
+#: ``remote.<r>.vcs`` helper makes git's lazy fetch of a missing object fail ("transport 'ext'
+#: not allowed") instead of running it. The value is not empty (each ``:``-separated entry
+#: is a name allowed, and a remote helper may be named "") and holds a ``/``: no remote helper
+#: ``git-remote-none/`` can exist. ``GIT_NO_LAZY_FETCH=1`` (git 2.45 and later; ignored
+#: before) stops a lazy fetch before it looks for a transport. Delivery's push allows its one
+#: protocol, in its own scratch repository only (:mod:`agentci.delivery.pull_request`).
 FORCED_ENV: dict[str, str] = {
     "GIT_CONFIG_NOSYSTEM": "1",
     "GIT_CONFIG_GLOBAL": "/dev/null",
@@ -105,8 +119,13 @@ FORCED_ENV: dict[str, str] = {
     "GIT_PAGER": "cat",
     "GIT_EDITOR": "true",
     "GIT_NO_REPLACE_OBJECTS": "1",
+    "GIT_ALLOW_PROTOCOL": "none/",
+    "GIT_NO_LAZY_FETCH": "1",
     "LC_ALL": "C",
 }
+
+#: The variables of :data:`FORCED_ENV` that keep git from reaching any remote.
+NO_REMOTE: tuple[str, ...] = ("GIT_ALLOW_PROTOCOL", "GIT_NO_LAZY_FETCH")
 
 
 def config_env(items: Sequence[ConfigItem]) -> dict[str, str]:

@@ -158,9 +158,12 @@ def push_branch(scratch: Scratch, ctx: GitHubContext, gh: Gh, commit: str, branc
     """Force-push ``commit`` to ``branch`` of the repository from ``scratch``, authenticated
     by gh."""
     url = f"{ctx.server_url}/{ctx.repository}.git"
-    scheme = url.split(":", 1)[0].lower()  # agentci's git allows no protocol unless told
+    # agentci's git allows no protocol (GIT_ALLOW_PROTOCOL, agentci.gitenv.FORCED_ENV): this
+    # push, in the scratch repository whose config is agentci's own, allows the URL's one
+    scheme = url.split(":", 1)[0].lower()
     helper = f"!{gh.exe} auth git-credential"
-    env = {"GH_TOKEN": gh.env["GH_TOKEN"], "GH_PROMPT_DISABLED": "1", "GIT_TERMINAL_PROMPT": "0"}
+    env = {"GH_TOKEN": gh.env["GH_TOKEN"], "GH_PROMPT_DISABLED": "1", "GIT_TERMINAL_PROMPT": "0",
+           "GIT_ALLOW_PROTOCOL": scheme}  # fmt: skip
     _git(scratch.git_dir, "-c", f"protocol.{scheme}.allow=always", "-c", "credential.helper=",
          "-c", f"credential.helper={helper}", "push", "--force", "--quiet", url, f"{commit}:refs/heads/{branch}", env=env)  # fmt: skip
 

@@ -30,7 +30,15 @@ from pathlib import Path
 
 from agentci.change.repo_dirs import dot_git_dir
 from agentci.change.snapshot import find_repo_dirs
-from agentci.gitenv import TOOL_CONFIG, config_env, driver_overrides, git_env, git_program
+from agentci.gitenv import (
+    FORCED_ENV,
+    NO_REMOTE,
+    TOOL_CONFIG,
+    config_env,
+    driver_overrides,
+    git_env,
+    git_program,
+)
 from agentci.policy.paths import is_below
 from agentci.policy.shell_parse import Analysis, SimpleCommand
 from agentci.policy.shell_words import GlobWord
@@ -66,11 +74,13 @@ def pinned_env(repo: Repo) -> dict[str, str]:
     neutralised (:func:`~agentci.gitenv.driver_overrides`): a read-only ``git diff`` or
     ``git status`` runs no program the repository's config names (the policy refuses
     ``--ext-diff`` as an option; the config cannot turn an external diff on either, and a
-    ``--textconv`` runs ``cat``)."""
+    ``--textconv`` runs ``cat``) and reaches no remote (:data:`~agentci.gitenv.NO_REMOTE`: a
+    lazy fetch from a promisor remote fails)."""
     return {
         "GIT_DIR": str(repo.git_dir),
         "GIT_WORK_TREE": str(repo.work_tree),
         "GIT_OPTIONAL_LOCKS": "0",
+        **{k: FORCED_ENV[k] for k in NO_REMOTE},
         **config_env([*TOOL_CONFIG, *driver_overrides(repo.git_dir)]),
     }
 
