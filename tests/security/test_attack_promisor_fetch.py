@@ -166,12 +166,16 @@ def test_a_repository_task_one_makes_fetches_nothing_in_task_two(tmp_path: Path)
     script = [
         tool("replace", file_path="calc.py", old_string="a - b\n", new_string="a + b\n" + module),
         {"text": "done"},
-        tool("write_file", file_path="two.txt", content="2\n"),
+        tool("replace", file_path="calc.py", old_string="a / b\n", new_string="a * b\n"),
         {"text": "done"},
     ]
-    verify = {"command": "python3 -m unittest test_one"}
-    tasks = [{"name": "one", "verify": verify}, {"name": "two", "verify": verify}]
-    files = {**CALC, "test_one.py": TEST_ADD}
+    tasks = [
+        {"name": "one", "verify": {"command": "python3 -m unittest test_one"}},
+        {"name": "two", "verify": {"command": "python3 -m unittest test_two"}},
+    ]
+    calc = CALC["calc.py"] + "\n\ndef mul(a, b):\n    return a / b\n"
+    mul = TEST_ADD.replace("add", "mul").replace("5)", "6)")
+    files = {"calc.py": calc, "test_one.py": TEST_ADD, "test_two.py": mul}
     case = make_attack(tmp_path, script, {"tasks": tasks}, files=files)
     run = case.run()
     _ran(case, run.stderr)
