@@ -301,8 +301,10 @@ def worktree_base(original: Path) -> tuple[str, str]:
         return "HEAD", ""
     top, git_dir = found
     head = run_git(["rev-parse", "HEAD"], cwd=top, repo=git_dir).stdout.decode().strip()
-    status = run_git(["status", "--porcelain", "-z", "--no-renames", "--untracked-files=normal"],
-                     cwd=top, repo=git_dir)  # fmt: skip
+    # never inside a submodule: git would run `git status` there, with the submodule's own
+    # config and attributes (a clean filter), which agentci does not neutralise
+    status = run_git(["status", "--porcelain", "-z", "--no-renames", "--untracked-files=normal",
+                      "--ignore-submodules=dirty"], cwd=top, repo=git_dir)  # fmt: skip
     paths = [entry[3:] for entry in split_z(status.stdout)]
     base = f"HEAD {head[:12]}" if head else "HEAD"
     if not paths:

@@ -272,7 +272,9 @@ def check_in_place(points: dict[str, ResumePoint], plans: list[TaskSpec], base_d
             continue
         top, git_dir = found
         rel = workspace.relative_to(top).as_posix() if workspace != top else "."
-        status = run_git(["status", "--porcelain", "--untracked-files=normal", "--", rel,
+        # --ignore-submodules=dirty: git runs nothing inside a submodule (its config's filters)
+        status = run_git(["status", "--porcelain", "--untracked-files=normal",
+                          "--ignore-submodules=dirty", "--", rel,
                           f":(exclude){rel}/.agentci"], cwd=top, repo=git_dir, timeout=60)  # fmt: skip
         dirty = status.stdout.decode(errors="replace").splitlines()
         if status.returncode == 0 and dirty:
