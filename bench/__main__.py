@@ -88,7 +88,7 @@ def machine(agentci: list[str], gemini: str | None) -> list[str]:
     return [
         f"{platform.machine()}, {os.cpu_count()} cores ({cpu}), {platform.system()} "
         f"{platform.release()}",
-        f"Python {platform.python_version()}; agentci {_version([*agentci, '--version'])}; "
+        f"Python {platform.python_version()}; {_version([*agentci, '--version'])}; "
         f"google-genai {google.genai.__version__}; Gemini CLI "
         f"{_version([gemini, '--version']) if gemini else 'not run'}; Node "
         f"{_version(['node', '--version'])}; {_version([find_rg(), '--version'])}; "
