@@ -291,10 +291,15 @@ def _refuse_outputs(report: RunReport, moved: list[Path], emitter: Emitter) -> N
 
 
 def _mark_unwritten(report: RunReport, failed: list[str], emitter: Emitter) -> None:
-    """An output that could not be written makes the run ``internal_error`` (70)."""
+    """An output that could not be written makes the run ``internal_error`` (70), and each of
+    its tasks: their results are the outputs (``agentci batch`` and ``merge`` read a task's
+    status from its entry in result.json)."""
     reason = unwritten_reason(report.status, report.reason, failed)
     emitter.emit(ev.Error(kind="internal_error", message=reason))
     report.status, report.exit_code, report.reason = Status.internal_error, 70, reason
+    for task in report.tasks:
+        task.reason = unwritten_reason(task.status, task.reason, failed)
+        task.status, task.exit_code = Status.internal_error, 70
 
 
 def _run_finished(report: RunReport) -> ev.RunFinished:

@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -131,3 +132,29 @@ def test_a_patch_too_big_for_the_disk_ends_internal_error_in_every_output(tmp_pa
         70,
     )
     assert "status `internal_error`, exit code 70" in summary
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("mount"), reason="mounts a tmpfs")
+def test_a_batch_task_whose_patch_did_not_fit_fails_the_batch(tmp_path: Path):
+    """The task's patch.diff cannot be written: its own result.json says internal_error (70)
+    for the run and for the task, so the batch, which reads the task's entry, fails too (it
+    used to exit 0, "Batch succeeded", over the task's missing patch)."""
+    big = "python3 -c \"open('big.txt', 'w').write(('z' * 60 + chr(10)) * 25000)\""
+    case = make_case(tmp_path, [shell_call(big), {"text": "wrote big.txt"}],
+                     {"name": "big", "policy": {"mode": "yolo"}})  # fmt: skip
+    case.out.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(case.out)], check=True)
+    try:
+        batch = subprocess.run(
+            [sys.executable, "-m", "agentci", "batch", str(case.recipe), "--out", str(case.out)],
+            cwd=case.repo, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        result = json.loads((case.out / "result.json").read_text())
+        task = json.loads((case.out / "big" / "big" / "result.json").read_text())
+    finally:
+        subprocess.run(["umount", str(case.out)], check=True)
+    assert batch.returncode == 70, batch.stderr[-2000:]
+    assert (task["status"], task["exit_code"]) == ("internal_error", 70)
+    assert (task["tasks"][0]["status"], task["tasks"][0]["exit_code"]) == ("internal_error", 70)
+    assert "patch.diff" in task["tasks"][0]["reason"]
+    assert (result["status"], result["exit_code"]) == ("internal_error", 70)
