@@ -17,7 +17,8 @@ per task:
   its outputs as a cancelled single run does, then the merged outputs are written.
 * **Locks**: the per-process locks of the output folders and of in-place workspaces
   (``agentci.reports.outdir``) still keep a *second* agentci process away; inside the batch,
-  tasks that share a workspace are given their own git worktree instead
+  tasks that share a workspace (or a repository, or one's folder holds the other's) are given
+  their own git worktree instead
   (:func:`isolate`), so they never see each other's edits.
 
 The run's exit code is the worst task's (``agentci.outcome.run_outcome``).
@@ -34,7 +35,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +52,7 @@ from agentci.loop.totals import RunTotals
 from agentci.outcome import Status, exit_code_for, is_retryable
 from agentci.providers.registry import is_offline, warm_up
 from agentci.recipe.schema import Recipe
-from agentci.reports.outdir import prepare_out_dir, release_reserve
+from agentci.reports.outdir import overlapping, prepare_out_dir, release_reserve, workspace_root
 from agentci.reports.redact import Redactor, neutralise_workflow_commands
 from agentci.reports.report import RunReport, TaskReport
 from agentci.run.resume import ResumePoint
@@ -65,18 +65,22 @@ def isolate(tasks: list[BatchTask], base_dir: Path) -> tuple[dict[str, Recipe], 
     """Each recipe of the batch, with ``isolation: worktree`` (``copy`` outside a git
     repository) when its tasks share an in-place workspace with another task — of the batch,
     or of the recipe (so a shard of a recipe is isolated as the whole recipe would be); and a
-    note per recipe changed."""
+    note per recipe changed. Workspaces are shared when they are in one repository, or one lies
+    inside the other (:func:`~agentci.reports.outdir.workspace_root`): a recipe on ``.`` and
+    one on ``sub`` would edit one tree."""
 
     def where(t: BatchTask) -> Path:
         return (base_dir / t.recipe.workspace.path).resolve()
 
-    sharing = Counter(where(t) for t in tasks)
+    roots = [workspace_root(where(t)) for t in tasks]
     recipes: dict[str, Recipe] = {}
     notes = []
-    for t in tasks:
+    for i, t in enumerate(tasks):
         recipe = recipes.setdefault(t.recipe.name, t.recipe)
         ws = recipe.workspace
-        shared = sharing[where(t)] > 1 or len(t.recipe.tasks or []) > 1
+        shared = len(t.recipe.tasks or []) > 1 or any(
+            overlapping(roots[i], other) for j, other in enumerate(roots) if j != i
+        )
         if ws.isolation != "none" or not shared or recipe is not t.recipe:
             continue
         path = where(t)
@@ -85,8 +89,8 @@ def isolate(tasks: list[BatchTask], base_dir: Path) -> tuple[dict[str, Recipe], 
             update={"workspace": ws.model_copy(update={"isolation": isolation})}
         )
         notes.append(
-            f"{recipe.name}: tasks share the workspace {path}: each task gets its own "
-            f"isolation: {isolation}"
+            f"{recipe.name}: tasks share the workspace {path} (or its repository): each task "
+            f"gets its own isolation: {isolation}"
         )
     return recipes, notes
 
