@@ -43,8 +43,9 @@ def _verify_changes(b: Baseline, before: Snapshot, after: Snapshot) -> list[tupl
 def restore_verify_writes(b: Baseline, before: Snapshot, after: Snapshot) -> list[str]:
     """Put every file verify changed (``before`` → ``after``) that is not ignored back as it was
     in ``before``: written from the private git's copy (a link as a link), deleted when verify
-    made it. Returns the workspace-relative paths put back, sorted; one that cannot be (a folder
-    in the way, a link on the way) is left to :func:`record_verify`."""
+    made it (the folders on its way stay: one may be the user's, empty at the baseline, which
+    git does not record). Returns the workspace-relative paths put back, sorted; one that cannot
+    be (a folder in the way, a link on the way) is left to :func:`record_verify`."""
     done: list[str] = []
     for head, path in _verify_changes(b, before, after):
         old_mode, new_mode, _, _, status = head[1:].split()[:5]
@@ -55,7 +56,7 @@ def restore_verify_writes(b: Baseline, before: Snapshot, after: Snapshot) -> lis
             continue
         try:
             if status == "A":
-                workspace_io.unlink(b.workspace, rel, prune=True)
+                workspace_io.unlink(b.workspace, rel)
             else:
                 b.git.restore(before.raw, path)
         except (workspace_io.UnsafePath, GitFailed, OSError):

@@ -3,6 +3,13 @@
 The first signal cancels the run, which still writes its outputs; a second one exits at once
 with the first one's code, killing the tools' process groups and ending the event log with
 ``run_finished``. Once the outputs are written a signal changes nothing.
+
+Leaving at once, nothing is put back in a workspace edited in place (no guard revert): the
+files as they were when the task started (the user's uncommitted edits among them) are then only
+in the task's private git dir, which the next run would delete with the dead run's leftovers.
+So the second signal renames that git dir to ``agentci-kept-baseline-…`` beside it (a name the
+leftovers' pruning does not match) and says on stderr, and in ``run_finished``'s reason, where it
+is and the git command that puts a file back.
 """
 
 from __future__ import annotations
@@ -10,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shlex
 import signal
 from collections.abc import Callable
 
@@ -66,8 +74,33 @@ def on_signals(runner: Runner, loop: asyncio.AbstractEventLoop) -> None:
 def _exit_now(runner: Runner) -> None:
     code = exit_code_for(Status.cancelled, signal_name=runner.signal_name)
     kill_running_groups()  # no tool outlives agentci, even now
+    reason = "a second signal"
+    with contextlib.suppress(Exception):  # leaving matters more than the note
+        kept = _keep_baseline(runner)
+        if kept:
+            reason += f"; {kept}"
+            os.write(2, f"agentci: stopped by a second signal; {kept}\n".encode(errors="replace"))
     with contextlib.suppress(Exception):  # one last line keeps the log honest
-        runner.emitter.emit(
-            RunFinished(status="cancelled", exit_code=code, reason="a second signal")
-        )
+        runner.emitter.emit(RunFinished(status="cancelled", exit_code=code, reason=reason))
     os._exit(code)
+
+
+def _keep_baseline(runner: Runner) -> str:
+    """Keep the private git dir of the task editing its workspace in place (module docstring);
+    returns what to tell the user ("" when there is none)."""
+    task = runner.current
+    tracker = getattr(task, "tracker", None)
+    prepared = getattr(task, "prepared", None)
+    if tracker is None or prepared is None or prepared.isolation != "none":
+        return ""
+    b = tracker.baseline
+    if not b.git_dir.is_dir() or not b.tree:
+        return ""
+    kept = b.git_dir.with_name(b.git_dir.name.replace("agentci-", "agentci-kept-", 1))
+    os.rename(b.git_dir, kept)
+    return (
+        f"nothing was put back in {b.workspace}; its files as they were when the task started "
+        f"are kept in {kept} (agentci does not delete it); to put one back: "
+        f"git --git-dir={shlex.quote(str(kept))} --work-tree={shlex.quote(str(b.work_tree))} "
+        f"restore --source={b.tree} -- PATH"
+    )

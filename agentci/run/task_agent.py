@@ -92,6 +92,7 @@ async def _rounds(
         # versions while verify decides (weakened_tests: agentci.verify.set_aside)
         await asyncio.to_thread(keep_ignored, tracker.baseline)
     check.tracker = tracker
+    check.reverts.in_place = task.prepared is not None and task.prepared.isolation == "none"
     block = context.block()  # the project context goes with the first prompt only
     while prompt is not None:
         tracker.agent_started()

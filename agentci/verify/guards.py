@@ -106,14 +106,26 @@ def check_guards(guards: Guards, change: Change) -> list[GuardResult]:
     return results
 
 
-def revert_paths(baseline: Baseline, paths: list[str]) -> list[str]:
+#: The largest file a revert keeps a copy of (a larger one is reverted without).
+KEEP_MAX_BYTES = 64 * 1024 * 1024
+
+
+def revert_paths(baseline: Baseline, paths: list[str], keep: str | None = None) -> list[str]:
     """Put ``paths`` (workspace-relative) back as they were at the baseline; returns those done.
 
-    A file that did not exist at the baseline is deleted. Raises ``RuntimeError`` when git fails.
+    A file that did not exist at the baseline is deleted; the folders on its way stay, even
+    when now empty: git does not track empty folders, so the baseline cannot tell a folder the
+    user had (an empty ``uploads/``) from one the agent made, and agentci never deletes a
+    user's folder. ``keep`` (a workspace-relative folder, for a workspace edited in place): each
+    file is first copied there as it is (:func:`keep_copy`), since it may hold an edit the user
+    saved during the run; one that cannot be copied is left as it is, not reverted. Raises
+    ``RuntimeError`` when git fails.
     """
     git = baseline.git
     done = []
     for rel in paths:
+        if keep is not None and not keep_copy(baseline, rel, keep):
+            continue
         full = f"{baseline.prefix}/{rel}" if baseline.prefix else rel
         try:
             git.run(["cat-file", "-e", f"{baseline.tree}:{full}"])
@@ -125,21 +137,44 @@ def revert_paths(baseline: Baseline, paths: list[str]) -> list[str]:
             git.restore(baseline.tree, full)
         else:  # a new file: deleted beneath the workspace, never through a link on the way
             try:
-                workspace_io.unlink(baseline.workspace, rel, prune=True)
+                workspace_io.unlink(baseline.workspace, rel)
             except workspace_io.UnsafePath:
                 continue
         done.append(rel)
     return done
 
 
-def revert_refused(guards: Guards, baseline: Baseline, change: Change) -> list[GuardResult]:
+def keep_copy(baseline: Baseline, rel: str, keep: str) -> bool:
+    """Copy the regular file ``rel`` to ``keep/rel`` below the workspace (with a ``.gitignore``
+    of ``*`` in ``keep``'s parent, so git never lists the copies); True when copied, or when
+    there is nothing to copy (no file, a link, one over :data:`KEEP_MAX_BYTES`)."""
+    ws = baseline.workspace
+    if workspace_io.kind(ws, rel) != "file":
+        return True
+    try:
+        data = workspace_io.read_bytes(ws, rel, KEEP_MAX_BYTES, hardlinks=True)
+    except workspace_io.UnsafePath:
+        return True  # too large (or gone): reverted without a copy
+    try:
+        ignore = f"{keep.rsplit('/', 1)[0]}/.gitignore"
+        if workspace_io.kind(ws, ignore) == "missing":
+            workspace_io.write_bytes(ws, ignore, b"# copies kept by agentci's guard reverts\n*\n")
+        workspace_io.write_bytes(ws, f"{keep}/{rel}", data)
+    except (workspace_io.UnsafePath, OSError):
+        return False
+    return True
+
+
+def revert_refused(
+    guards: Guards, baseline: Baseline, change: Change, keep: str | None = None
+) -> list[GuardResult]:
     """Check the guards on ``change`` and revert every file a path guard refuses; under
     ``allowed_paths``, put back the ignored files the agent wrote outside them too (listed in
     ``ignored_restored``; they do not fail the guard: a test run's cache is such a file). The
     size guards of the results are those of ``change``: measure again after a revert."""
     results = check_guards(guards, change)
     offending = sorted({p for r in results if r.name in PATH_GUARDS for p in r.paths})
-    reverted = set(revert_paths(baseline, offending)) if offending else set()
+    reverted = set(revert_paths(baseline, offending, keep)) if offending else set()
     for r in results:
         r.reverted = [p for p in r.paths if p in reverted]
         if (

@@ -104,9 +104,11 @@ def test_a_guard_that_reverted_a_file_is_visible_even_when_the_task_succeeds(tmp
     assert_agree(run, "success", 0)
     assert "app.py" in run.patch and "tests/test_x.py" not in run.patch
     notes = [e for e in run.events if isinstance(e, ev.WarningEvent) and e.kind == "guard_reverted"]
-    assert [n.message for n in notes] == [
-        "guard forbid_test_edits reverted 1 file(s), not in the patch: tests/test_x.py"
-    ]
+    (note,) = [n.message for n in notes]
+    assert note.startswith(
+        "guard forbid_test_edits reverted 1 file(s), not in the patch: tests/test_x.py (as they "
+        "were before the revert: .agentci/reverted/"
+    )
     xml = junitparser.JUnitXml.fromfile(str(run.out / "junit.xml"))
     guard = next(c for s in xml for c in s if c.name == "guard:forbid_test_edits")
     assert [type(r) for r in guard.result] == [junitparser.Failure]

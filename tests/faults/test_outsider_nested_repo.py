@@ -59,7 +59,13 @@ def test_allowed_paths_covers_edits_inside_the_users_nested_clone(tmp_path: Path
         for e in run.events
         if isinstance(e, ev.WarningEvent) and e.kind == "guard_reverted"
     ]
-    assert notes == ["guard allowed_paths reverted 1 file(s), not in the patch: lib/x.py"]
+    (note,) = notes  # the user's file as it was before the revert is kept
+    kept = note.removeprefix(
+        "guard allowed_paths reverted 1 file(s), not in the patch: lib/x.py (as they were before "
+        "the revert: "
+    )
+    assert kept.startswith(".agentci/reverted/") and kept.endswith("/)")
+    assert (case.repo / kept[:-1] / "lib/x.py").read_text() == "agent was here\n"
 
 
 def test_an_edit_inside_the_users_nested_clone_is_in_the_change(tmp_path: Path) -> None:

@@ -1,0 +1,49 @@
+"""A second Ctrl-C leaves at once and puts nothing back in a workspace edited in place: the
+user's uncommitted edit the agent overwrote is then only in the task's private git dir. That
+dir is kept where the next run does not delete it, and stderr says where and how to restore."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from e2e_scenario import make_case, pids_with, shell_call, wait_for, write_call
+
+from agentci.tempdirs import prune_leftovers
+
+USER_EDIT = "N = 0\n# the user's uncommitted work\nUSER_WORK = 42\n"
+ALLOW_SLEEP = {"rules": [{"tool": "run_shell_command", "command": "sleep", "decision": "allow"}]}
+
+
+def test_a_second_sigint_keeps_the_files_of_the_start_where_the_next_run_leaves_them(
+    tmp_path: Path,
+) -> None:
+    marker = f"sleep 64.{os.getpid()}{time.monotonic_ns() % 10**6:06d}"
+    ending = tmp_path / "task-ending"
+    hooks = {"session_end": [{"command": f"touch {ending}; sleep 120", "timeout_seconds": 300}]}
+    script = [write_call("notes.py", "N = 1\n"), shell_call(marker), {"text": "done"}]
+    case = make_case(tmp_path, script, {"policy": ALLOW_SLEEP, "hooks": hooks},
+                     files={"notes.py": "N = 0\n"})  # fmt: skip
+    (case.repo / "notes.py").write_text(USER_EDIT)  # not committed
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = case.popen(env={"TMPDIR": str(tmp)})
+    wait_for(lambda: pids_with(marker), what="the tool to start")
+    proc.send_signal(signal.SIGINT)
+    wait_for(ending.exists, timeout=60, what="the cancelled task's session_end hook")
+    proc.send_signal(signal.SIGINT)  # the run is not over: its hook sleeps
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert (case.repo / "notes.py").read_text() == "N = 1\n"  # nothing was put back
+    (kept,) = [p for p in tmp.iterdir() if p.name.startswith("agentci-kept-baseline-")]
+    assert prune_leftovers(tmp) == [] and kept.is_dir()  # what the next run prunes
+    found = re.search(r"to put one back: (git .*) -- PATH\n", err)
+    assert found is not None, err
+    assert f"are kept in {kept} " in err
+    subprocess.run([*shlex.split(found.group(1)), "--", "notes.py"], cwd=case.repo, check=True)
+    assert (case.repo / "notes.py").read_text() == USER_EDIT
