@@ -202,15 +202,10 @@ def lock_workspace(path: Path) -> None:
     root = workspace_root(ws)
     hint = "wait for it to finish, or use isolation: copy"
     where = "" if root == ws else f" (in the repository {root})"
+    inside = "it or a folder inside it is edited in place; " + hint
     before = set(_held)
     try:
-        _lock(
-            "workspace",
-            root,
-            hint,
-            fixed=True,
-            message=f"workspace {ws}{where} is in use (or a folder inside it is)",
-        )
+        _lock("workspace", root, inside, fixed=True, message=f"workspace {ws}{where} is in use")
         for above in root.parents:
             _lock(
                 "workspace",

@@ -21,7 +21,11 @@ from agentci.events import types as ev
 from agentci.events.read import AnyEvent
 from agentci.reports.report import TaskReport
 
-_REVERTED = re.compile(r"guard (\S+) reverted \d+ file\(s\), not in the patch: (.*)", re.S)
+_REVERTED = re.compile(
+    r"guard (\S+) reverted \d+ file\(s\), not in the patch: (.*?)"
+    r"(?: \(as they were before the revert: [^()]*\))?",
+    re.S,
+)
 
 
 @dataclass

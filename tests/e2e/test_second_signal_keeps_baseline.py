@@ -12,9 +12,10 @@ import subprocess
 import time
 from pathlib import Path
 
-from e2e_scenario import make_case, pids_with, shell_call, wait_for, write_call
+from e2e_scenario import make_case, shell_call, wait_for, write_call
 
 from agentci.tempdirs import prune_leftovers
+from agentci.testing.processes import pids_with
 
 USER_EDIT = "N = 0\n# the user's uncommitted work\nUSER_WORK = 42\n"
 ALLOW_SLEEP = {"rules": [{"tool": "run_shell_command", "command": "sleep", "decision": "allow"}]}
@@ -27,15 +28,16 @@ def test_a_second_sigint_keeps_the_files_of_the_start_where_the_next_run_leaves_
     ending = tmp_path / "task-ending"
     hooks = {"session_end": [{"command": f"touch {ending}; sleep 120", "timeout_seconds": 300}]}
     script = [write_call("notes.py", "N = 1\n"), shell_call(marker), {"text": "done"}]
-    case = make_case(tmp_path, script, {"policy": ALLOW_SLEEP, "hooks": hooks},
+    # the case's folder is the hooks' recipe folder, which they copy: TMPDIR goes beside it
+    case = make_case(tmp_path / "case", script, {"policy": ALLOW_SLEEP, "hooks": hooks},
                      files={"notes.py": "N = 0\n"})  # fmt: skip
     (case.repo / "notes.py").write_text(USER_EDIT)  # not committed
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     proc = case.popen(env={"TMPDIR": str(tmp)})
-    wait_for(lambda: pids_with(marker), what="the tool to start")
+    wait_for(lambda: pids_with(marker), timeout=120, what="the tool to start")
     proc.send_signal(signal.SIGINT)
-    wait_for(ending.exists, timeout=60, what="the cancelled task's session_end hook")
+    wait_for(ending.exists, timeout=120, what="the cancelled task's session_end hook")
     proc.send_signal(signal.SIGINT)  # the run is not over: its hook sleeps
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
