@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import sys
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -41,6 +42,7 @@ from agentci.usage import total
 
 if TYPE_CHECKING:
     from agentci.run.delivery import Delivery
+    from agentci.workspace import PreparedWorkspace
 
 #: How the outputs are written off the event loop: ``(out_dir, report, patches, redactor,
 #: optional) -> the files that could not be written``; cancelling the await stops it.
@@ -97,6 +99,8 @@ class Runner:
         self._said: str | None = None  # the signal the report being written says, if any
         self.reports: list[TaskReport] = []  # the tasks finished so far (a crash keeps them)
         self.patches: dict[str, str] = {}
+        #: copies and worktrees whose work is in a patch not yet written (TaskRun.leftover)
+        self.leftovers: list[PreparedWorkspace] = []
         self.workers: LoopWorkers | None = None  # the loop's thread pool, when the run owns it
         self._warming: asyncio.Future[None] | None = None  # the SDK's import (_warm_up)
         self.resumed_from = resumed_from  # --resume OUT
@@ -154,7 +158,10 @@ class Runner:
                 else TaskRun(plan, self.settings, emit)
             )
             self.current = task
+            task.defer_cleanup = True
             reports.append(await task.run())
+            if task.leftover is not None:
+                self.leftovers.append(task.leftover)
             task.budget.release()  # a reservation a cancelled call left on budget.total
             patches[plan.name] = task.patch
         self.current = None
@@ -204,6 +211,27 @@ class Runner:
         await self._finish(report, patches, signal_name)
         return report
 
+    async def _settle_leftovers(self, failed: list[str]) -> None:
+        """The outputs are written: remove the copies and worktrees whose work is in them; when
+        one could not be written (``failed``), keep them instead (moved where ``kept_path``
+        says) and say where, on stderr and in a ``workspace_kept`` warning."""
+        leftovers, self.leftovers = self.leftovers, []
+        for workspace in leftovers:
+            if not failed:
+                await asyncio.to_thread(workspace.cleanup)
+                continue
+            where = workspace.kept_path
+            try:
+                await asyncio.to_thread(workspace.keep)
+            except Exception:  # noqa: BLE001 - it stays where it was, not removed
+                where = workspace.path
+            message = (
+                f"the outputs could not all be written ({'; '.join(failed)}): the "
+                f"{workspace.isolation} holding the agent's work is kept at {where}"
+            )
+            print(f"agentci: {message}", file=sys.stderr)
+            self.emitter.emit(ev.WarningEvent(kind="workspace_kept", message=message))
+
     def _warm_up(self) -> None:
         """Import the live models' SDK in a worker thread, so that it overlaps the workspace,
         setup and the baseline verify instead of delaying the first request; then, when the
@@ -230,6 +258,7 @@ class Runner:
         moved = moved_runtime()
         if moved:  # its lazy imports (the outputs writer's) would run the agent's modules
             _refuse_outputs(report, moved, self.emitter)
+            await self._settle_leftovers(["patch.diff"])
             self.committed = True
             self.emitter.emit(_run_finished(report))
             return
@@ -263,6 +292,7 @@ class Runner:
             _mark_unwritten(report, failed, self.emitter)
             with contextlib.suppress(Exception):
                 write_outputs(out, report, None, rd, step_summary=False, optional=self.optional)
+        await self._settle_leftovers(failed)
         self.committed = True
         self.emitter.emit(_run_finished(report))
 

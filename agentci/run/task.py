@@ -72,6 +72,10 @@ class TaskRun:
         self.patch_taken = False  # the patch was computed and reported (task_finish)
         self.prepared: PreparedWorkspace | None = None  # the workspace, once made
         self.keep_workspace = False  # its work is in no patch: kept, not removed
+        #: set by the Runner: a copy or worktree whose work is in the patch stays until the
+        #: outputs are written (:attr:`leftover`), kept if patch.diff could not be
+        self.defer_cleanup = False
+        self.leftover: PreparedWorkspace | None = None
         self.completed = False  # the work ended by itself (no stop, no signal, no error)
         self._announced = False  # task_started was emitted
         self._search_name: str | None = None  # the engine behind glob/grep_search, once chosen
@@ -179,6 +183,10 @@ class TaskRun:
             self.sandboxes.cleanup()
             if workspace is not None and self.keep_workspace:
                 await self._keep(workspace)
+            elif (
+                workspace is not None and self.defer_cleanup and workspace.kept_path and self.patch
+            ):
+                self.leftover = workspace  # the only copy of the work until patch.diff is written
             elif workspace is not None:  # a worktree's or copy's files: off the event loop
                 await asyncio.to_thread(workspace.cleanup)
         return report

@@ -158,3 +158,29 @@ def test_a_batch_task_whose_patch_did_not_fit_fails_the_batch(tmp_path: Path):
     assert (task["tasks"][0]["status"], task["tasks"][0]["exit_code"]) == ("internal_error", 70)
     assert "patch.diff" in task["tasks"][0]["reason"]
     assert (result["status"], result["exit_code"]) == ("internal_error", 70)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("mount"), reason="mounts a tmpfs")
+@pytest.mark.parametrize("isolation", ["worktree", "copy"])
+def test_a_worktree_whose_patch_did_not_fit_is_kept_with_the_work(tmp_path: Path, isolation: str):
+    """patch.diff holds the agent's only copy of the work and cannot be written: the copy or
+    worktree is kept (moved under $TMPDIR/agentci-kept-*), and stderr and a workspace_kept
+    warning say where. It used to be removed before the outputs were written."""
+    big = "python3 -c \"open('big.txt', 'w').write(('z' * 60 + chr(10)) * 25000)\""
+    case = make_case(tmp_path, [shell_call(big), {"text": "wrote big.txt"}],
+                     {"policy": {"mode": "yolo"}, "workspace": {"isolation": isolation}})  # fmt: skip
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    case.out.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(case.out)], check=True)
+    try:
+        run = case.run(env={"TMPDIR": str(temp)})
+        events = (case.out / "events.jsonl").read_text()
+    finally:
+        subprocess.run(["umount", str(case.out)], check=True)
+    assert run.code == 70, run.stderr[-2000:]
+    kept = [p for p in temp.glob("agentci-kept-*/**/big.txt")]
+    assert len(kept) == 1 and kept[0].stat().st_size == 61 * 25000
+    assert f"is kept at {kept[0].parent}" in run.stderr
+    assert '"kind":"workspace_kept"' in events.replace(" ", "")
+    assert not (case.repo / "big.txt").exists()  # the user's checkout is untouched
