@@ -13,7 +13,10 @@ of the store are kept in a folder of agentci's that no sandbox can write, each w
 of its source as it was after that run. Each later run's view gets a copy of those whose source
 still has those bytes (a file the agent changed, however its time stamps read, is compiled
 again); copies, never links, so that nothing a later run writes reaches the kept files. Nothing
-from a run after the agent is ever kept, and nothing is kept past the task.
+from a run after the agent is ever kept, and nothing is kept past the task. Only the run's first
+task, not resumed, keeps any (``ChangeCheck(carry_bytecode=...)``): a later task's baseline on
+the same tree runs an earlier agent's code, which could write bytecode that is not its
+source's.
 """
 
 from __future__ import annotations

@@ -294,9 +294,12 @@ class TaskRun:
                 network=plan.policy.network if net is None else net,
                 host_sockets=plan.policy.host_sockets if sockets is None else sockets,
             )
+        # the baseline verify runs only the checkout's own code in the run's first task, not
+        # resumed: only then may its bytecode serve the later runs (agentci/policy/pyc_carry.py)
         self.check = ChangeCheck(
             plan, workspace=workspace, env=env, emit=self.emit, sandbox=verify_box,
             no_progress=plan.loop_detection.no_progress,
+            carry_bytecode=self.first and self.resume_point is None,
         )  # fmt: skip
         ready, prompt, context = await self._baseline(workspace)
         if not ready:

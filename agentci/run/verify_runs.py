@@ -48,6 +48,7 @@ class VerifyRuns:
         tmp_dir: Path,
         sandbox: Sandbox | None = None,
         no_progress: bool = True,
+        carry_bytecode: bool = False,
     ) -> None:
         self.verify = verify
         self.workspace = workspace
@@ -71,10 +72,11 @@ class VerifyRuns:
         self.restored: list[str] = []  # put back since the attempt began
         self.started = 0  # verify runs started (counted before each runs)
         #: the workspace's bytecode the baseline run compiled, for the later runs (sandboxed
-        #: runs with a bytecode store only: :mod:`agentci.policy.pyc_carry`)
+        #: runs with a bytecode store only, and only when the baseline runs no agent's code —
+        #: ``carry_bytecode``: the run's first task, not resumed; :mod:`agentci.policy.pyc_carry`)
         self.bytecode = (
             WorkspaceBytecode(workspace)
-            if sandbox is not None and sandbox.pycache is not None
+            if carry_bytecode and sandbox is not None and sandbox.pycache is not None
             else None
         )
 

@@ -88,6 +88,7 @@ class ChangeCheck:
         emit: Emit,
         sandbox: Sandbox | None = None,
         no_progress: bool = True,
+        carry_bytecode: bool = False,
     ) -> None:
         self.verify = plan.verify
         self.guards = plan.guards
@@ -119,6 +120,7 @@ class ChangeCheck:
                 tmp_dir=self._tmp,
                 sandbox=sandbox,
                 no_progress=no_progress,
+                carry_bytecode=carry_bytecode,
             )
 
     # -- before the agent -------------------------------------------------------------------
