@@ -93,7 +93,12 @@ def test_a_workspace_whose_patch_a_sigterm_stopped_is_kept_with_the_work(
     code = _stop(proc)
     _assert_cancelled(case.out, code)
     (task,) = yaml.safe_load((case.out / "result.json").read_text())["tasks"]
-    assert task["reason"] == "cancelled by SIGTERM while the patch was taken"
+    # the signal lands while the patch is taken, or just after (big.txt is over patch.diff's
+    # size cap, so that patch leaves it out): either way the folder holds the only copy
+    assert task["reason"] in (
+        "cancelled by SIGTERM while the patch was taken",
+        "patch.diff is incomplete: it leaves out big.txt (54888896 bytes)",
+    )
     kept = Path(task["extra"]["kept_workspace"])
     try:
         assert kept.name == case.repo.name
@@ -103,8 +108,8 @@ def test_a_workspace_whose_patch_a_sigterm_stopped_is_kept_with_the_work(
                                 capture_output=True, text=True, check=True).stdout  # fmt: skip
         assert (f"worktree {kept}\n" in listed) == (isolation == "worktree")
         warnings = [e for e in _events(case.out) if e["type"] == "warning"]
-        assert [e["kind"] for e in warnings] == ["workspace_kept"]
-        assert str(kept) in warnings[0]["message"]
+        kept_warnings = [e for e in warnings if e["kind"] == "workspace_kept"]
+        assert len(kept_warnings) == 1 and str(kept) in kept_warnings[0]["message"]
     finally:
         if isolation == "worktree":
             subprocess.run(["git", "worktree", "remove", "--force", str(kept)], cwd=case.repo)
