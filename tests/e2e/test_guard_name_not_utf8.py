@@ -48,9 +48,10 @@ def test_a_latin1_name_outside_allowed_paths_is_reverted_and_named_to_the_model(
     assert (run.code, run.result["status"]) == (0, "success"), run.stderr[-2000:]
     events = jsonl_lines(tmp_path / "out" / "events.jsonl")  # the name as a JSON escape
     warnings = [e for e in events if e["type"] == "warning"]
-    assert [(e["kind"], e["message"].rsplit(": ", 1)[1]) for e in warnings] == [
-        ("guard_reverted", "caf\udce9.txt")
-    ]
+    assert [e["kind"] for e in warnings] == ["guard_reverted"]
+    reverted, copies = warnings[0]["message"].split(" (as they were before the revert: ")
+    assert reverted.rsplit(": ", 1)[1] == "caf\udce9.txt"
+    assert copies.startswith(".agentci/reverted/")  # a copy first (isolation: none)
     text = follow_up["parts"][0]["text"]
     assert "agentci has reverted your changes to: caf\ufffd.txt." in text
     assert not (repo / "caf\udce9.txt").exists()
