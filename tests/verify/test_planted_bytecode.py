@@ -12,10 +12,7 @@ from __future__ import annotations
 
 import os
 import py_compile
-import shutil
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -54,15 +51,6 @@ LAYOUTS = {
         ".gitignore": "__pycache__/\n.venv/\n",
     },
 }
-
-
-@pytest.fixture
-def outside_tmp() -> Iterator[Path]:
-    """A folder outside /tmp, as a CI checkout is: the sandbox's private /tmp would hide a
-    workspace under /tmp from the store's fill whatever it checks."""
-    folder = Path(tempfile.mkdtemp(prefix="agentci-test-", dir="/var/tmp"))
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.mark.parametrize("module", list(LAYOUTS))

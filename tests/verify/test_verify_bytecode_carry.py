@@ -9,9 +9,6 @@ pytest's rewritten bytecode of it is already under ``sys.pycache_prefix`` when t
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -40,14 +37,6 @@ FILES = {
     "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
     "tests/test_other.py": "def test_other():\n    assert 1 + 1 == 2\n",
 }
-
-
-@pytest.fixture
-def outside_tmp() -> Iterator[Path]:
-    """A folder outside /tmp, as a CI checkout is (the sandbox has a /tmp of its own)."""
-    folder = Path(tempfile.mkdtemp(prefix="agentci-test-", dir="/var/tmp"))
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_the_attempt_starts_with_the_baseline_bytecode_of_unchanged_modules(
