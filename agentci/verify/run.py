@@ -186,7 +186,9 @@ async def run_verify(
     run_env = verify_env(env, verify.runner, pytest_report)
     if select is not None:
         run_env = select.env(run_env, tmp_dir)
-    box, view = pyc_view(box, run_env, verify.command, always=bytecode is not None)
+    # a writable prefix for the baseline to keep from, and for later runs to get what it kept
+    carried = bytecode is not None and (keep_bytecode or bool(bytecode.kept))
+    box, view = pyc_view(box, run_env, verify.command, always=carried)
     if view is not None and bytecode is not None and not keep_bytecode:
         await asyncio.to_thread(bytecode.seed, view)
     try:
