@@ -95,7 +95,15 @@ def _open_locked(lock: Path, shared: bool = False) -> int | None:
     lock is opened again: a lock file is only ever removed by a process that holds its lock
     exclusively."""
     while True:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        # the lock folder is shared by every user's runs: a lock file another user made opens
+        # read-only (flock needs no write access; its holder's pid is then not written)
+        flags = os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+        try:
+            fd = os.open(lock, os.O_RDWR | flags, 0o644)
+        except PermissionError:
+            fd = os.open(lock, os.O_RDONLY | flags, 0o644)
+        with contextlib.suppress(OSError):  # readable by the others whatever the umask
+            os.fchmod(fd, 0o644)
         try:
             fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
         except OSError:
@@ -173,8 +181,9 @@ def _lock(
             other = "unknown"
         said = message or f"{what} {path} is in use"
         raise InvalidInput(f"{said} by another agentci run (pid {other}); {hint}")
-    os.ftruncate(fd, 0)  # a shared lock's file names its latest holder
-    os.write(fd, str(os.getpid()).encode())
+    with contextlib.suppress(OSError):  # another user's file, open read-only: not named
+        os.ftruncate(fd, 0)  # a shared lock's file names its latest holder
+        os.write(fd, str(os.getpid()).encode())
     global _owner
     _owner = os.getpid()
     _held[str(lock)] = fd
