@@ -56,7 +56,8 @@ from agentci.reports.outdir import overlapping, prepare_out_dir, release_reserve
 from agentci.reports.redact import Redactor, neutralise_workflow_commands
 from agentci.reports.report import RunReport, TaskReport
 from agentci.run.resume import ResumePoint
-from agentci.run.runner import Runner, delivery_for, finish_run, new_run_id
+from agentci.run.run_end import finish_run
+from agentci.run.runner import Runner, delivery_for, new_run_id
 from agentci.run.task import RunSettings
 from agentci.workspace import Originals, ensure_git
 

@@ -18,7 +18,7 @@ from agentci.events.sinks import tell
 from agentci.outcome import Status, exit_code_for
 from agentci.reports.redact import Redactor
 from agentci.reports.report import RunReport, TaskReport
-from agentci.run.runner import finish_run
+from agentci.run.run_end import finish_run
 from agentci.usage import total
 
 if TYPE_CHECKING:

@@ -50,7 +50,8 @@ from agentci.run.resume import (
     load_resume,
     refuse_overwriting,
 )
-from agentci.run.runner import Runner, delivery_for, finish_run, new_run_id
+from agentci.run.run_end import finish_run
+from agentci.run.runner import Runner, delivery_for, new_run_id
 from agentci.run.secret_vars import secret_vars
 from agentci.run.signal_handlers import run_with_signals
 from agentci.run.task import RunSettings

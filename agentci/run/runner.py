@@ -33,7 +33,8 @@ from agentci.providers.registry import is_offline, warm_up
 from agentci.reports.child import write_outputs_in_child
 from agentci.reports.redact import Redactor
 from agentci.reports.report import RunReport, TaskReport
-from agentci.reports.writer import OPTIONAL_OUTPUTS, unwritten_reason, write_outputs
+from agentci.reports.writer import OPTIONAL_OUTPUTS, write_outputs
+from agentci.run.run_end import mark_unwritten, refuse_outputs, run_finished
 from agentci.run.task import RunSettings, TaskRun
 from agentci.run.task_resume import carried_report, judge_kept, kept_fingerprint
 from agentci.run.workers import LoopWorkers
@@ -257,10 +258,10 @@ class Runner:
         out, rd = self.out_dir, self.redactor
         moved = moved_runtime()
         if moved:  # its lazy imports (the outputs writer's) would run the agent's modules
-            _refuse_outputs(report, moved, self.emitter)
+            refuse_outputs(report, moved, self.emitter)
             await self._settle_leftovers(["patch.diff"])
             self.committed = True
-            self.emitter.emit(_run_finished(report))
+            self.emitter.emit(run_finished(report))
             return
         if self.workers is not None:  # so the writer can fork (agentci/run/workers.py)
             await self.workers.retire()
@@ -289,12 +290,12 @@ class Runner:
         finally:
             self._writing = None
         if failed and report.status is not Status.cancelled:
-            _mark_unwritten(report, failed, self.emitter)
+            mark_unwritten(report, failed, self.emitter)
             with contextlib.suppress(Exception):
                 write_outputs(out, report, None, rd, step_summary=False, optional=self.optional)
         await self._settle_leftovers(failed)
         self.committed = True
-        self.emitter.emit(_run_finished(report))
+        self.emitter.emit(run_finished(report))
 
 
 def _warm(models: list[str], page: bool) -> None:
@@ -306,60 +307,3 @@ def _warm(models: list[str], page: bool) -> None:
             from agentci.reports.html_report import warm_up as warm_page
 
             warm_page()
-
-
-def _refuse_outputs(report: RunReport, moved: list[Path], emitter: Emitter) -> None:
-    """agentci's protected installation was moved during the run: the run ends
-    ``internal_error`` (70) and no output is written (writing them imports from there)."""
-    reason = (
-        "agentci's own installation inside the workspace was moved or replaced during the run "
-        f"(a folder above {moved[0]} was renamed); agentci imports "
-        "nothing more from it, so the outputs are not written"
-    )
-    emitter.emit(ev.Error(kind="internal_error", message=reason))
-    report.status, report.exit_code, report.reason = Status.internal_error, 70, reason
-
-
-def _mark_unwritten(report: RunReport, failed: list[str], emitter: Emitter) -> None:
-    """An output that could not be written makes the run ``internal_error`` (70), and each of
-    its tasks: their results are the outputs (``agentci batch`` and ``merge`` read a task's
-    status from its entry in result.json)."""
-    reason = unwritten_reason(report.status, report.reason, failed)
-    emitter.emit(ev.Error(kind="internal_error", message=reason))
-    report.status, report.exit_code, report.reason = Status.internal_error, 70, reason
-    for task in report.tasks:
-        task.reason = unwritten_reason(task.status, task.reason, failed)
-        task.status, task.exit_code = Status.internal_error, 70
-
-
-def _run_finished(report: RunReport) -> ev.RunFinished:
-    return ev.RunFinished(
-        status=report.status.value,
-        exit_code=report.exit_code,
-        reason=report.reason,
-        usage=report.usage,
-        duration_ms=report.duration_ms,
-    )
-
-
-def finish_run(
-    report: RunReport,
-    patches: dict[str, str],
-    *,
-    out_dir: Path,
-    emitter: Emitter,
-    redactor: Redactor,
-    optional: frozenset[str] = OPTIONAL_OUTPUTS,
-) -> None:
-    """Write the outputs, then the final ``run_finished`` event. An output that could not be
-    written makes the run ``internal_error`` (70): a pipeline must not read success from a run
-    whose results are missing. The outputs that can be written are rewritten to say so."""
-    try:
-        failed = write_outputs(out_dir, report, patches, redactor, optional=optional)
-    except Exception as err:  # noqa: BLE001 - report the failure honestly, still finish
-        failed = [f"{type(err).__name__}: {err}"]
-    if failed:
-        _mark_unwritten(report, failed, emitter)
-        with contextlib.suppress(Exception):
-            write_outputs(out_dir, report, patches, redactor, optional=optional)
-    emitter.emit(_run_finished(report))

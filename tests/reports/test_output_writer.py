@@ -119,7 +119,7 @@ def test_out_dir_unwritable_does_not_raise_and_names_what_failed(tmp_path: Path)
 def test_a_run_whose_outputs_cannot_be_written_ends_internal_error(tmp_path: Path) -> None:
     from agentci.events import types as ev
     from agentci.events.sinks import Emitter
-    from agentci.run.runner import finish_run
+    from agentci.run.run_end import finish_run
 
     class Collect:
         def __init__(self) -> None:
