@@ -23,6 +23,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 PREFIX = "agentci-"
+#: The folder of agentci's lock files in a temp folder (reports/outdir.py).
+LOCKS_NAME = "agentci-locks"
 _NAME = re.compile(r"^agentci-(?P<kind>[a-z]+)-(?P<pid>\d+)-")
 
 
@@ -36,6 +38,12 @@ def make_temp_dir(kind: str, *, in_memory: bool = False) -> Path:
     small files there costs a tenth of what it costs on a disk)."""
     where = str(SHM) if in_memory and os.access(SHM, os.W_OK | os.X_OK) else None
     return Path(tempfile.mkdtemp(prefix=f"{PREFIX}{kind}-{os.getpid()}-", dir=where))
+
+
+def is_temp_dir_name(name: str) -> bool:
+    """Whether ``name`` is the name of an agentci temp folder (``agentci-<kind>-<pid>-…``, or
+    :data:`LOCKS_NAME`)."""
+    return name == LOCKS_NAME or _NAME.match(name) is not None
 
 
 def _alive(pid: int) -> bool:

@@ -9,7 +9,8 @@ next to a hook script is not in the copy, so no Python (3.10 included, where ``P
 does nothing) imports it; a git repository it plants in the folder is not there either.
 
 The copy takes regular files only (links and special files are left out, ``.git`` folders,
-agentci's own folders and output folders too), read through :mod:`agentci.workspace_io`, at most
+agentci's own folders, output folders and temp folders too: a ``TMPDIR`` inside the recipe's
+folder holds the copy itself), read through :mod:`agentci.workspace_io`, at most
 :data:`MAX_FILES` files and :data:`MAX_BYTES` bytes: a bigger folder is ``invalid_input`` (keep a
 recipe that has hooks in a folder of its own). Before each hook run the copy is checked against
 what was copied (:meth:`HookFiles.changed`): without a sandbox the agent could reach it, and a
@@ -22,13 +23,14 @@ import contextlib
 import os
 import shutil
 import stat
+import tempfile
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentci import workspace_io
 from agentci.errors import InvalidInput
-from agentci.tempdirs import make_temp_dir
+from agentci.tempdirs import is_temp_dir_name, make_temp_dir
 
 #: Files of the recipe's folder copied at most.
 MAX_FILES = 2_000
@@ -63,9 +65,9 @@ class HookFiles:
         copy = folder / "recipe"
         copy.mkdir()
         try:
-            _copy_tree(
-                Path(os.path.realpath(source)), copy, {Path(os.path.realpath(p)) for p in skip}
-            )
+            temp = [folder, Path(tempfile.gettempdir())]  # a TMPDIR below the recipe's folder
+            skipped = {Path(os.path.realpath(p)) for p in [*skip, *temp]}
+            _copy_tree(Path(os.path.realpath(source)), copy, skipped)
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
             raise
@@ -93,6 +95,7 @@ def _copy_tree(src: Path, dst: Path, skip: set[Path]) -> None:
         dirs[:] = sorted(
             d for d in dirs
             if d not in SKIPPED_NAMES and (here / d) not in skip and not (here / d).is_symlink()
+            and not is_temp_dir_name(d)  # another run's, when TMPDIR is in the recipe's folder
             and not (here / d / OUT_MARKER).exists()  # an output folder of agentci's
         )  # fmt: skip
         for d in dirs:

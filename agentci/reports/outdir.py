@@ -54,7 +54,7 @@ from agentci.change.repo_dirs import find_repo_dirs
 from agentci.errors import InvalidInput
 from agentci.events.reserve import release_reserve, reserve_space
 from agentci.reports.atomic import is_temp_file
-from agentci.tempdirs import prune_leftovers
+from agentci.tempdirs import LOCKS_NAME, prune_leftovers
 
 MARKER = ".agentci-out"
 _GITIGNORE = "# written by agentci: its outputs are never part of a commit\n*\n"
@@ -62,7 +62,7 @@ _held: dict[str, int] = {}  # lock file → open descriptor (held until the proc
 _owner = 0  # the pid that took them (a forked child inherits the dict, not the locks' files)
 _swept: dict[str, int] = {}  # lock folder → the pid that swept it (once per process is enough)
 #: The workspace locks' folder: fixed, so that a run's TMPDIR does not hide its lock from another.
-FIXED_LOCKS = Path("/tmp/agentci-locks")
+FIXED_LOCKS = Path("/tmp") / LOCKS_NAME
 
 
 def _ours(path: Path) -> bool:
@@ -81,7 +81,7 @@ def _lock_folder(fixed: bool = False) -> Path:
     if fixed and FIXED_LOCKS.parent.is_dir():
         folder = FIXED_LOCKS
     else:
-        folder = Path(tempfile.gettempdir()) / "agentci-locks"
+        folder = Path(tempfile.gettempdir()) / LOCKS_NAME
     if not folder.is_dir():
         folder.mkdir(exist_ok=True)
         with contextlib.suppress(OSError):  # shared by every user's runs, like /tmp itself

@@ -214,3 +214,37 @@ def test_a_program_the_agent_puts_in_a_workspace_folder_on_path_never_runs_as_a_
     assert (agents_bin / "python3").exists()  # the agent did write it
     assert not marker.exists()
     assert hooks_run(run) == ["continue"]
+
+
+@pytest.mark.parametrize("tmpdir", ["tmp", "."])
+def test_hooks_run_when_tmpdir_is_inside_the_recipes_folder(
+    repo_factory, tmp_path: Path, tmpdir: str
+):
+    """The private copy lives in TMPDIR: copying the recipe's folder must not copy the copy
+    into itself (it did, until the path was too long: exit 70), nor TMPDIR, nor another run's
+    temp folder when TMPDIR is the recipe's folder itself."""
+    site = tmp_path / "site"
+    ws = repo_factory({"README.md": "hi\n"})
+    recipe = {
+        "version": 1,
+        "name": "tmpdir",
+        "model": {"name": "scripted:script.yaml"},
+        "prompt": "Note it.",
+        "workspace": {"path": str(ws)},
+        "hooks": {"before_tool": [{"matcher": "write_file", "command": "python3 check.py"}]},
+    }
+    script = [write_call("NOTE.md", "note\n"), {"text": "done"}]
+    (site / tmpdir / "agentci-hooks-1-leftover").mkdir(parents=True)  # another run's
+    for i in range(MAX_FILES + 1):
+        (site / tmpdir / f"agentci-hooks-1-leftover/{i}.txt").write_text("")
+    (site / "recipe.yaml").write_text(yaml.safe_dump(recipe, sort_keys=False))
+    (site / "script.yaml").write_text(yaml.safe_dump(script, sort_keys=False))
+    (site / "check.py").write_text(
+        "import os\nprint(sorted(os.listdir('.')))\n"
+    )
+    env = {"TMPDIR": str(site / tmpdir)}
+    run = run_recipe(site / "recipe.yaml", tmp_path / "out", cwd=site, env=env)
+    assert run.code == 0, run.stderr
+    [hook] = [e for e in run.events if e.type == "hook_result"]
+    assert hook.decision == "continue"
+    assert hook.output.strip() == "['check.py', 'recipe.yaml', 'script.yaml']"
