@@ -239,9 +239,7 @@ def test_hooks_run_when_tmpdir_is_inside_the_recipes_folder(
         (site / tmpdir / f"agentci-hooks-1-leftover/{i}.txt").write_text("")
     (site / "recipe.yaml").write_text(yaml.safe_dump(recipe, sort_keys=False))
     (site / "script.yaml").write_text(yaml.safe_dump(script, sort_keys=False))
-    (site / "check.py").write_text(
-        "import os\nprint(sorted(os.listdir('.')))\n"
-    )
+    (site / "check.py").write_text("import os\nprint(sorted(os.listdir('.')))\n")
     env = {"TMPDIR": str(site / tmpdir)}
     run = run_recipe(site / "recipe.yaml", tmp_path / "out", cwd=site, env=env)
     assert run.code == 0, run.stderr
