@@ -135,14 +135,20 @@ class AfterAgent:
         return reported(self.verdict)
 
 
-async def session_end(runner: HookRunner | None, verdict: HookVerdict, **fields: Any) -> None:
+async def session_end(
+    runner: HookRunner | None,
+    verdict: HookVerdict,
+    timeout_cap: float | None = None,
+    **fields: Any,
+) -> None:
     """The session_end hooks of a task that started (none otherwise), one after the other,
     into ``verdict`` (:func:`reported` makes their events); ``verdict.running`` is the hook
-    running now, for the caller to report it stopped when a signal cancels this."""
+    running now, for the caller to report it stopped when a signal cancels this.
+    ``timeout_cap``: at most this long each (a task a signal ended)."""
     if runner is None or not runner.started:
         return
     payload = runner.payload("session_end", **fields)
     for hook in runner.matching("session_end"):
         verdict.running = hook
-        await runner.run(hook, payload, verdict)
+        await runner.run(hook, payload, verdict, timeout_cap)
         verdict.running = None

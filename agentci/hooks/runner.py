@@ -153,11 +153,19 @@ class HookRunner:
         }
         return json.dumps(doc, ensure_ascii=False, default=str).encode() + b"\n"
 
-    async def run(self, hook: CompiledHook, payload: bytes, verdict: HookVerdict) -> Answer:
+    async def run(
+        self,
+        hook: CompiledHook,
+        payload: bytes,
+        verdict: HookVerdict,
+        timeout_cap: float | None = None,
+    ) -> Answer:
         """Run one hook with ``payload`` on stdin; its answer, read for its stage. The
         ``hook_result`` event goes into ``verdict.events``, an observing hook's failure into
-        ``verdict.failures``."""
+        ``verdict.failures``. ``timeout_cap`` shortens the hook's ``timeout_seconds``."""
         timeout = hook.hook.timeout_seconds
+        if timeout_cap is not None:
+            timeout = min(timeout, timeout_cap)
         env = {**hook_env(self.env, self.workspace, self.home), "AGENTCI_HOOK_EVENT": hook.stage}
         changed = self._changed(hook)
         if changed:

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 
 #: Seconds the final snapshot (the patch) gets at least, even when the wall clock has run out.
 FINAL_SNAPSHOT_SECONDS = 30.0
+#: Seconds each session_end hook gets at most when a signal ended the task (GitHub Actions
+#: sends SIGTERM 7.5 s after the SIGINT of a cancel, and a second signal leaves at once).
+SIGNALLED_HOOK_SECONDS = 5.0
 
 
 def stop_event(stop: StopRun) -> ev.Event:
@@ -134,13 +137,16 @@ async def _session_end(task: TaskRun, report: TaskReport) -> None:
     """The session_end hooks of a task whose session started, however it ended; they
     observe (a failure is a warning), and a bug in running them loses no report. A signal
     while one runs (:meth:`TaskRun.cancel`) stops it — its process group is killed — and the
-    later ones do not run: the run goes on to write its outputs."""
+    later ones do not run: the run goes on to write its outputs. When a signal ended the task,
+    each runs at most :data:`SIGNALLED_HOOK_SECONDS`: the run is being stopped, and a runner
+    that sent one signal sends the next (which leaves at once) a few seconds later."""
     verdict = HookVerdict()
     more: list[ev.Event] = []
     task.ending = asyncio.ensure_future(
         session_end(
             task.hooks,
             verdict,
+            SIGNALLED_HOOK_SECONDS if task.signal_name is not None else None,
             status=report.status.value,
             exit_code=report.exit_code,
             reason=report.reason,

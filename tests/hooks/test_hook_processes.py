@@ -11,6 +11,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from agentci.run.task_finish import SIGNALLED_HOOK_SECONDS
 from agentci.testing.case import Case, shell_call, write_case
 from agentci.testing.processes import running
 
@@ -93,6 +94,34 @@ def test_session_end_runs_after_sigterm_with_the_cancelled_status(tmp_path: Path
     types = [json.loads(line)["type"] for line in (case.out / "events.jsonl").open()]
     end = types.index("task_finished")
     assert types[end - 1] == "hook_result"  # session_end reported before the task's end
+
+
+def test_session_end_after_sigterm_gets_a_short_timeout_not_its_own(tmp_path: Path):
+    """A runner that sent SIGTERM sends SIGKILL soon after: a session_end hook of the cancelled
+    task (timeout_seconds 600) is stopped after SIGNALLED_HOOK_SECONDS, and the run still
+    writes its outputs."""
+    mark = tmp_path / "mark"
+    (tmp_path / "ci").mkdir()
+    (tmp_path / "ci/mark.py").write_text(MARK.format(mark=str(mark)))
+    case = _case(
+        tmp_path,
+        {
+            "before_tool": [{"matcher": "*", "command": "python3 ci/mark.py"}],
+            "session_end": [{"command": "sleep 300", "timeout_seconds": 600}],
+        },
+        [shell_call("sleep 300"), {"text": "done"}],
+    )
+    proc = case.popen()
+    _wait_for(mark, proc)
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 143, stderr
+    events = [json.loads(line) for line in (case.out / "events.jsonl").open()]
+    [hook] = [e for e in events if e["type"] == "hook_result" and e["stage"] == "session_end"]
+    assert hook["exit_code"] is None
+    assert hook["reason"].startswith(f"the hook timed out after {SIGNALLED_HOOK_SECONDS:g}s;")
+    assert json.loads((case.out / "result.json").read_text())["status"] == "cancelled"
+    assert events[-1]["type"] == "run_finished"
 
 
 def test_no_hook_process_outlives_a_run_cancelled_by_sigterm(tmp_path: Path):
