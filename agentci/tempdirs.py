@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 PREFIX = "agentci-"
-#: The folder of agentci's lock files in a temp folder (reports/outdir.py).
+#: The folder of agentci's lock files in a temp folder (run_locks.py).
 LOCKS_NAME = "agentci-locks"
 _NAME = re.compile(r"^agentci-(?P<kind>[a-z]+)-(?P<pid>\d+)-")
 

@@ -52,13 +52,14 @@ from agentci.loop.totals import RunTotals
 from agentci.outcome import Status, exit_code_for, is_retryable
 from agentci.providers.registry import is_offline, warm_up
 from agentci.recipe.schema import Recipe
-from agentci.reports.outdir import overlapping, prepare_out_dir, release_reserve, workspace_root
+from agentci.reports.outdir import prepare_out_dir, release_reserve
 from agentci.reports.redact import Redactor, neutralise_workflow_commands
 from agentci.reports.report import RunReport, TaskReport
 from agentci.run.resume import ResumePoint
 from agentci.run.run_end import finish_run
 from agentci.run.runner import Runner, delivery_for, new_run_id
 from agentci.run.task import RunSettings
+from agentci.run_locks import overlapping, workspace_root
 from agentci.workspace import Originals, ensure_git
 
 
@@ -67,7 +68,7 @@ def isolate(tasks: list[BatchTask], base_dir: Path) -> tuple[dict[str, Recipe], 
     repository) when its tasks share an in-place workspace with another task — of the batch,
     or of the recipe (so a shard of a recipe is isolated as the whole recipe would be); and a
     note per recipe changed. Workspaces are shared when they are in one repository, or one lies
-    inside the other (:func:`~agentci.reports.outdir.workspace_root`): a recipe on ``.`` and
+    inside the other (:func:`~agentci.run_locks.workspace_root`): a recipe on ``.`` and
     one on ``sub`` would edit one tree."""
 
     def where(t: BatchTask) -> Path:

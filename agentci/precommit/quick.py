@@ -67,8 +67,8 @@ from agentci.precommit.clean_outputs import (
 )
 from agentci.precommit.names import as_argument, normalise
 from agentci.recipe.text_check import text_problem
-from agentci.reports.outdir import lock_workspace
 from agentci.run import early
+from agentci.run_locks import lock_workspace
 from agentci.tempdirs import make_temp_dir
 from agentci.tools.rg_find import rg_candidates, rg_version
 from agentci.verify.run_env import verify_env

@@ -31,7 +31,7 @@ from agentci.policy.gitconfig import credential_warnings
 from agentci.policy.rules import PolicyEngine
 from agentci.policy.runtime import forget_workspace_imports
 from agentci.policy.sandbox import check_sandbox_mode
-from agentci.reports.outdir import lock_workspace, refuse_inside_workspace
+from agentci.reports.outdir import refuse_inside_workspace
 from agentci.reports.report import TaskReport
 from agentci.run.context_files import task_context
 from agentci.run.plan import render_prompt
@@ -41,6 +41,7 @@ from agentci.run.task_agent import run_agent
 from agentci.run.task_finish import finish, stop_event
 from agentci.run.task_sandbox import TaskSandboxes
 from agentci.run.verify_stage import ChangeCheck
+from agentci.run_locks import lock_workspace
 from agentci.spec import TaskSpec
 from agentci.tools.pick_engine import default_engine
 from agentci.workspace import PreparedWorkspace, prepare_workspace

@@ -12,7 +12,8 @@ from e2e_scenario import make_case, write_call
 
 HOLD = (
     "import sys; from pathlib import Path\n"
-    "from agentci.reports.outdir import lock_workspace, prepare_out_dir\n"
+    "from agentci.reports.outdir import prepare_out_dir\n"
+    "from agentci.run_locks import lock_workspace\n"
     "if sys.argv[2] == 'out':\n    prepare_out_dir(Path(sys.argv[1]))\n"
     "else:\n    lock_workspace(Path(sys.argv[1]))\n"
     "print('held', flush=True); sys.stdin.read()\n"

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from agentci.errors import InvalidInput
-from agentci.reports.outdir import MARKER, lock_workspace, prepare_out_dir
+from agentci.reports.outdir import MARKER, prepare_out_dir
+from agentci.run_locks import lock_workspace
 from agentci.tempdirs import prune_leftovers
 from agentci.testing.case import write_case
 from agentci.testing.cli import run_recipe
@@ -64,7 +65,8 @@ def test_an_unwritable_output_folder_names_the_setting(tmp_path: Path) -> None:
 
 HOLD = (
     "import sys; from pathlib import Path\n"
-    "from agentci.reports.outdir import lock_workspace, prepare_out_dir\n"
+    "from agentci.reports.outdir import prepare_out_dir\n"
+    "from agentci.run_locks import lock_workspace\n"
     "prepare_out_dir(Path(sys.argv[1])) if sys.argv[2] == 'out' else lock_workspace(Path(sys.argv[1]))\n"
     "print('held', flush=True); sys.stdin.read()\n"
 )

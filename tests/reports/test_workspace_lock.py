@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from agentci.errors import InvalidInput
-from agentci.reports.outdir import lock_workspace
+from agentci.run_locks import lock_workspace
 from agentci.testing.repo import commit_repo
 
 HOLD = (
     "import sys; from pathlib import Path\n"
-    "from agentci.reports.outdir import lock_workspace\n"
+    "from agentci.run_locks import lock_workspace\n"
     "lock_workspace(Path(sys.argv[1]))\n"
     "print('held', flush=True); sys.stdin.read()\n"
 )
