@@ -4,7 +4,8 @@ prepare the output folder, run the tasks with signal handlers, write the merged 
 Bad input (a recipe, a ``-p``, a shard that selects nothing, an unusable ``--out``) is exit 2
 before any task starts, with one line per problem. SIGINT/SIGTERM cancel every task (each
 writes its outputs), then the merged outputs are written and the process exits 130/143; a
-second signal exits at once with the first one's code.
+second signal exits at once with the first one's code, keeping the baseline of each running task
+that edits its workspace in place, as ``agentci run`` does (:mod:`agentci.run.signal_handlers`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from agentci.batch.progress import Board, console_mode
 from agentci.batch.runner import BatchRunner
 from agentci.batch.select import BatchTask, load_tasks, select_shard
 from agentci.errors import InvalidInput
-from agentci.events.lifecycle_events import RunFinished
 from agentci.events.sinks import tell
 from agentci.outcome import Status, exit_code_for
 from agentci.policy.env import hide_initial_environ, make_undumpable
@@ -40,6 +40,7 @@ from agentci.run.resume import (
     refuse_overwriting,
 )
 from agentci.run.secret_vars import secret_vars
+from agentci.run.signal_handlers import end_at_once
 from agentci.run.tracing import batch_trace, check_tracing
 
 
@@ -210,8 +211,5 @@ def _exit_now(batch: Any) -> None:
     code = exit_code_for(Status.cancelled, signal_name=batch.signal_name)
     kill_running_groups()
     for runner in list(batch.running.values()):
-        with contextlib.suppress(Exception):
-            runner.emitter.emit(
-                RunFinished(status="cancelled", exit_code=code, reason="a second signal")
-            )
+        end_at_once(runner, code)  # a task editing its workspace in place keeps its baseline
     os._exit(code)

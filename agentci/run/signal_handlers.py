@@ -74,6 +74,15 @@ def on_signals(runner: Runner, loop: asyncio.AbstractEventLoop) -> None:
 def _exit_now(runner: Runner) -> None:
     code = exit_code_for(Status.cancelled, signal_name=runner.signal_name)
     kill_running_groups()  # no tool outlives agentci, even now
+    end_at_once(runner, code)
+    os._exit(code)
+
+
+def end_at_once(runner: Runner, code: int) -> None:
+    """What a run leaving at a second signal still does (its tools' groups already killed):
+    keep the baseline of a task editing its workspace in place (module docstring), say where
+    on stderr, and end the event log with ``run_finished``. Never raises. A batch calls it
+    for each of its running tasks."""
     reason = "a second signal"
     with contextlib.suppress(Exception):  # leaving matters more than the note
         kept = _keep_baseline(runner)
@@ -82,7 +91,6 @@ def _exit_now(runner: Runner) -> None:
             os.write(2, f"agentci: stopped by a second signal; {kept}\n".encode(errors="replace"))
     with contextlib.suppress(Exception):  # one last line keeps the log honest
         runner.emitter.emit(RunFinished(status="cancelled", exit_code=code, reason=reason))
-    os._exit(code)
 
 
 def _keep_baseline(runner: Runner) -> str:

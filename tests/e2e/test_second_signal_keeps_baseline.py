@@ -9,6 +9,7 @@ import re
 import shlex
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -47,5 +48,37 @@ def test_a_second_sigint_keeps_the_files_of_the_start_where_the_next_run_leaves_
     found = re.search(r"to put one back: (git .*) -- PATH\n", err)
     assert found is not None, err
     assert f"are kept in {kept} " in err
+    subprocess.run([*shlex.split(found.group(1)), "--", "notes.py"], cwd=case.repo, check=True)
+    assert (case.repo / "notes.py").read_text() == USER_EDIT
+
+
+def test_a_second_signal_to_a_batch_keeps_the_files_of_the_start_of_a_task_in_place(
+    tmp_path: Path,
+) -> None:
+    """A batch task alone on its repository edits it in place, as ``agentci run`` does: a
+    second signal keeps its baseline the same way."""
+    marker = f"sleep 65.{os.getpid()}{time.monotonic_ns() % 10**6:06d}"
+    script = [write_call("notes.py", "N = 1\n"), shell_call(marker), {"text": "done"}]
+    case = make_case(tmp_path / "case", script, {"policy": ALLOW_SLEEP},
+                     files={"notes.py": "N = 0\n"})  # fmt: skip
+    (case.repo / "notes.py").write_text(USER_EDIT)  # not committed
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    cmd = [sys.executable, "-m", "agentci", "batch", str(case.recipe), "--out", str(case.out)]
+    proc = subprocess.Popen(cmd, cwd=case.repo, env={**os.environ, "TMPDIR": str(tmp)},
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    wait_for(lambda: pids_with(marker), timeout=120, what="the tool to start")
+    os.kill(proc.pid, signal.SIGSTOP)
+    os.kill(proc.pid, signal.SIGINT)
+    os.kill(proc.pid, signal.SIGTERM)
+    os.kill(proc.pid, signal.SIGCONT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert (case.repo / "notes.py").read_text() == "N = 1\n"  # nothing was put back
+    (kept,) = [p for p in tmp.iterdir() if p.name.startswith("agentci-kept-baseline-")]
+    assert kept not in prune_leftovers(tmp) and kept.is_dir()
+    found = re.search(r"to put one back: (git .*) -- PATH\n", err)
+    assert found is not None, err
     subprocess.run([*shlex.split(found.group(1)), "--", "notes.py"], cwd=case.repo, check=True)
     assert (case.repo / "notes.py").read_text() == USER_EDIT
