@@ -28,7 +28,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import yaml
@@ -37,6 +36,21 @@ from agentci.testing.fake_gemini import FakeGemini
 
 GIT = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b.invalid",
        "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b.invalid"}  # fmt: skip
+
+
+#: Runs ``argv[2:]`` and writes its exit code, wall time, CPU and peak RSS to ``argv[1]``
+#: (JSON). A child's ``ru_maxrss`` starts from its parent's size at the fork (Linux keeps the
+#: high-water mark across ``exec``), so the batch is started from this small process, not from
+#: the bench's own (over 2 GB after the long sessions).
+LAUNCHER = """
+import json, os, subprocess, sys, time
+start = time.monotonic()
+pid = subprocess.Popen(sys.argv[2:]).pid
+_, status, usage = os.wait4(pid, 0)
+figures = [os.waitstatus_to_exitcode(status), time.monotonic() - start,
+           usage.ru_utime + usage.ru_stime, usage.ru_maxrss]
+open(sys.argv[1], "w").write(json.dumps(figures))
+"""
 
 
 def script(i: int) -> list[dict]:
@@ -80,13 +94,11 @@ def run_batch(root: Path, repo: Path, tasks: int, jobs: int, latency: float) -> 
         env.pop("GITHUB_ACTIONS", None)
         cmd = [sys.executable, "-m", "agentci", "batch", str(path), "--jobs", str(jobs),
                "--out", str(out), "-q"]  # fmt: skip
-        start = time.monotonic()
-        proc = subprocess.Popen(cmd, cwd=repo, env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE)  # fmt: skip
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.monotonic() - start
-        stderr = proc.stderr.read().decode() if proc.stderr else ""
-        code = os.waitstatus_to_exitcode(status)
+        figures = root / f"figures-{jobs}.json"
+        proc = subprocess.Popen([sys.executable, "-c", LAUNCHER, str(figures), *cmd], cwd=repo,
+                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+        stderr = proc.communicate()[1].decode()
+        code, wall, cpu, rss_kb = json.loads(figures.read_text())
         result = json.loads((out / "result.json").read_text())
         calls = len(fake.generate_requests)
         failed = [r["functionResponse"] for q in fake.generate_requests
@@ -98,8 +110,7 @@ def run_batch(root: Path, repo: Path, tasks: int, jobs: int, latency: float) -> 
                 f"jobs {jobs}: exit {code}, {result['totals']}, {calls} calls, "
                 f"failed tool calls: {failed[:3]}\n{stderr}"
             )
-        return {"jobs": jobs, "wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
-                "rss_mb": usage.ru_maxrss / 1024}  # fmt: skip
+        return {"jobs": jobs, "wall": wall, "cpu": cpu, "rss_mb": rss_kb / 1024}
     finally:
         fake.stop()
 
