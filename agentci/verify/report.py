@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -115,9 +116,10 @@ def report_place(
     folder = sandbox.workspace.joinpath(*parts[:depth])
     if not any(is_below(folder, ro) for ro in sandbox.readonly):
         return ReportPlace(ws, "/".join(parts), shown=verify.junit, in_workspace=True)
-    private = tmp_dir / f"report-{label}"
-    shutil.rmtree(private, ignore_errors=True)
-    private.joinpath(*parts[depth:-1]).mkdir(parents=True)
+    # a new folder each run: the runs before could write tmp_dir (the sandbox lets them), and
+    # a link they left at a name known in advance would bind the folder it points to
+    private = Path(tempfile.mkdtemp(prefix=f"report-{label}-", dir=tmp_dir))
+    private.joinpath(*parts[depth:-1]).mkdir(parents=True, exist_ok=True)
     return ReportPlace(
         private,
         "/".join(parts[depth:]),

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,8 +63,9 @@ class Selection:
     def env(self, base: Mapping[str, str], tmp_dir: Path) -> dict[str, str]:
         """``base`` plus what loads the plugin on this selection: the plugin and the selection
         are written into ``tmp_dir``; ``PYTEST_ADDOPTS`` and ``PYTHONPATH`` are added to."""
-        folder = tmp_dir / "select"
-        folder.mkdir(exist_ok=True)
+        # a new folder each run: an earlier run could write tmp_dir (the sandbox lets it), and
+        # a link it left at a name known in advance would have agentci write where it points
+        folder = Path(tempfile.mkdtemp(prefix="select-", dir=tmp_dir))
         shutil.copyfile(Path(__file__).with_name("pytest_select.py"), folder / f"{PLUGIN}.py")
         chosen = folder / "selection.json"
         chosen.write_text(json.dumps({"ids": self.ids, "files": self.files}), encoding="utf-8")
