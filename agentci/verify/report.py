@@ -6,8 +6,9 @@ host it is attacker data like every other byte of the workspace. So:
 * ``runner: pytest`` — the report goes to agentci's temporary folder (writable in the sandbox).
 * ``verify.junit: PATH`` — the command writes PATH (relative to the workspace). When PATH's
   folder is read-only in the sandbox (``.agentci/verify.xml``: ``.agentci`` is protected), a
-  private, empty, writable folder of agentci's is mounted over the deepest existing folder on
-  the way, for this run only, and the report is read from there: the workspace never changes
+  private, empty, writable folder of agentci's (a temp folder of its own, never one the
+  sandbox can write, so a run cannot swap it for a link) is mounted over the deepest existing
+  folder on the way, for this run only, and the report is read from there: the workspace never changes
   and the command's other files in that folder are hidden from it. Otherwise the command writes
   into the workspace, and agentci removes the report afterwards (or restores the file that was
   there before), so it never reaches the patch.
@@ -22,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from agentci import workspace_io
 from agentci.policy.paths import is_below
 from agentci.recipe.verify_config import Verify
+from agentci.tempdirs import make_temp_dir
 
 if TYPE_CHECKING:
     from agentci.policy.sandbox import Sandbox
@@ -116,9 +117,10 @@ def report_place(
     folder = sandbox.workspace.joinpath(*parts[:depth])
     if not any(is_below(folder, ro) for ro in sandbox.readonly):
         return ReportPlace(ws, "/".join(parts), shown=verify.junit, in_workspace=True)
-    # a new folder each run: the runs before could write tmp_dir (the sandbox lets them), and
-    # a link they left at a name known in advance would bind the folder it points to
-    private = Path(tempfile.mkdtemp(prefix=f"report-{label}-", dir=tmp_dir))
+    # a new temp folder of agentci's each run, not in tmp_dir: the sandbox lets a run write
+    # tmp_dir, where it could swap the folder (or, for a later run, a name known in advance)
+    # for a link to a host folder, which agentci would then bind or read the report through
+    private = make_temp_dir("report")
     private.joinpath(*parts[depth:-1]).mkdir(parents=True, exist_ok=True)
     return ReportPlace(
         private,

@@ -48,6 +48,37 @@ def test_a_link_at_the_next_runs_report_folder_binds_no_host_folder(tmp_path: Pa
     assert not (repo / ".agentci/reports").exists()
 
 
+def test_a_run_cannot_swap_its_own_report_folder_for_a_link(tmp_path: Path) -> None:
+    """An outsider's attack: the run finds its private report folder's host path in
+    /proc/self/mountinfo, moves it aside and leaves a link to a host folder the sandbox cannot
+    see; agentci must not read the report through it."""
+    if bwrap_problem() is not None:
+        pytest.skip(f"needs bubblewrap: {bwrap_problem()}")
+    repo = tmp_path / "repo"
+    commit_repo(repo, {"README.md": "hi\n", ".agentci/recipe.yaml": "name: x\n"})
+    hidden = tmp_path / "hidden"  # below the host's /tmp: a tmpfs in the sandbox
+    (hidden / "reports").mkdir(parents=True)
+    (hidden / "reports/v.xml").write_text(
+        '<testsuite><testcase classname="host" name="only_on_the_host"/></testsuite>\n'
+    )
+    tmp = tmp_path / "verify-tmp"
+    tmp.mkdir()
+    swap = (
+        "p=$(awk '$5 ~ /[.]agentci$/ {print $4}' /proc/self/mountinfo | tail -1); "
+        f'echo "folder: $p"; mv "$p" "$p.moved" && ln -s {hidden} "$p"; true'
+    )
+    spec = Verify.model_validate({"command": swap, "junit": ".agentci/reports/v.xml"})
+    box, _ = make_sandbox("bwrap", workspace=repo, network=False, env=PATH_ENV)
+    assert box is not None
+    try:
+        run = asyncio.run(run_verify(spec, workspace=repo, env=PATH_ENV, tmp_dir=tmp,
+                                     label="attempt1", sandbox=box))  # fmt: skip
+    finally:
+        box.cleanup()
+    assert "folder: /" in run.output  # the attack found the folder's host path
+    assert run.tests == {} and "wrote no JUnit report" in run.junit_problem
+
+
 def test_a_link_at_the_selection_folder_writes_no_host_folder(tmp_path: Path) -> None:
     """The failing-first plugin and its selection are written for each run; a run before left
     the folder's name as a link to a host folder."""
