@@ -21,6 +21,7 @@ from pathlib import Path
 
 import re2  # type: ignore[import-untyped]
 
+from agentci import workspace_io
 from agentci.errors import ToolFailure
 from agentci.tools.engine import ALWAYS_SKIPPED, GrepResult, Scope
 from agentci.tools.globs import PathGlob, gitignore_regex, re2_options
@@ -50,11 +51,15 @@ class _Rules:
         return verdict
 
 
-def _load_rules(path: Path, base: str) -> _Rules | None:
+def _load_rules(workspace: Path, rel: str, base: str) -> _Rules | None:
+    """The rules of the ignore file ``rel`` below ``workspace``, read as git (2.32 and later)
+    reads one in the work tree: a regular file, never through a link (a FIFO would block the
+    walk for ever; a link could point at a host file); its first MB."""
     try:
-        text = path.read_bytes()[: 1 << 20].decode("utf-8", "replace")
-    except OSError:
+        data = workspace_io.read_bytes(workspace, rel, 1 << 20, cut=True)
+    except (workspace_io.UnsafePath, OSError):
         return None
+    text = data[: 1 << 20].decode("utf-8", "replace")
     rules = _Rules(base)
     for line in text.splitlines():
         regex, include = gitignore_regex(line)
@@ -91,13 +96,12 @@ class Walker:
             return []
         ws = self.scope.workspace
         stack = []
-        exclude = ws / ".git" / "info" / "exclude"
-        if exclude.is_file() and (r := _load_rules(exclude, "")):
+        if r := _load_rules(ws, ".git/info/exclude", ""):
             stack.append(r)
         parts = [] if root == "." else root.split("/")
         for i in range(len(parts)):  # the root's own .gitignore is read by _walk
             base = "/".join(parts[:i])
-            if r := _load_rules(ws / base / ".gitignore", base):
+            if r := _load_rules(ws, f"{base}/.gitignore" if base else ".gitignore", base):
                 stack.append(r)
         return stack
 
@@ -113,7 +117,8 @@ class Walker:
             raise Stopped
         base = "" if rel_dir == "." else rel_dir
         here = self.scope.workspace / base
-        if self.git and (r := _load_rules(here / ".gitignore", base)):
+        ignore = f"{base}/.gitignore" if base else ".gitignore"
+        if self.git and (r := _load_rules(self.scope.workspace, ignore, base)):
             stack = [*stack, r]
         try:
             with os.scandir(here) as it:

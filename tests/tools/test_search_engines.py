@@ -153,6 +153,21 @@ def test_symlinks_are_not_followed(hs: Harness, ws: Path, tmp_path: Path) -> Non
     assert "s3cret" not in hs.call("grep_search", pattern="needle", include_pattern="*.txt").output
 
 
+def test_the_re2_walk_reads_no_gitignore_that_is_a_fifo_or_a_link(ws: Path, tmp_path: Path):
+    """As git (2.32 and later) reads the work tree's ignore files: a FIFO ``.gitignore`` is
+    not opened (the walk used to wait on it for ever), a link is not followed (it pointed at a
+    host file whose pattern hid a.txt). ripgrep, the default engine, opens both as files."""
+    host = tmp_path / "host-ignore"
+    host.write_text("a.txt\n")
+    (ws / "a.txt").write_text("x\n")
+    (ws / ".gitignore").symlink_to(host)
+    (ws / "sub").mkdir()
+    os.mkfifo(ws / "sub" / ".gitignore")
+    (ws / "sub" / "b.txt").write_text("x\n")
+    hs = Harness(ws=ws, search=Re2Walk())
+    assert hs.call("glob", pattern="**/*.txt").output == "a.txt\nsub/b.txt"
+
+
 def test_brace_alternatives_and_include_patterns(hs: Harness, ws: Path) -> None:
     for name in ["web/a.ts", "web/b.tsx", "web/c.js", "web/deep/d.ts"]:
         (ws / name).parent.mkdir(parents=True, exist_ok=True)
