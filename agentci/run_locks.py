@@ -16,10 +16,10 @@ a run on ``sub/`` and a run on the repository root refuse each other, and a *sha
 on every folder above that one, so a run on an outer repository and a run on a repository nested
 in it (a submodule, a clone inside it) refuse each other too, while two runs on two repositories
 side by side do not. A linked git worktree is a tree of its own: runs on two worktrees of one
-repository do not exclude each other (unless one lies inside the other). The workspace locks live
+repository do not exclude each other (unless one lies inside the other). Every lock lives
 in the fixed folder ``/tmp/agentci-locks`` (the temp folder only where there is no ``/tmp``), never
-in ``$TMPDIR``: two runs started with different ``TMPDIR`` still see each other's lock. The
-output-folder locks live in ``<tmp>/agentci-locks/`` (not in the user's folders).
+in ``$TMPDIR`` and never in the user's folders: two runs started with different ``TMPDIR`` (each
+job's own ``runner.temp``) still see each other's lock, on a workspace and on an output folder.
 """
 
 from __future__ import annotations
@@ -39,13 +39,15 @@ from agentci.tempdirs import LOCKS_NAME
 _held: dict[str, int] = {}  # lock file → open descriptor (held until the process exits)
 _owner = 0  # the pid that took them (a forked child inherits the dict, not the locks' files)
 _swept: dict[str, int] = {}  # lock folder → the pid that swept it (once per process is enough)
-#: The workspace locks' folder: fixed, so that a run's TMPDIR does not hide its lock from another.
+#: The locks' folder: fixed, so that a run's TMPDIR does not hide its lock from another.
 FIXED_LOCKS = Path("/tmp") / LOCKS_NAME
+#: What an output folder's lock is named for.
+OUT = "outputs.dir / --out"
 
 
-def _lock_folder(fixed: bool = False) -> Path:
-    """``<tmp>/agentci-locks``; ``fixed``: :data:`FIXED_LOCKS` (where ``/tmp`` exists)."""
-    if fixed and FIXED_LOCKS.parent.is_dir():
+def _lock_folder() -> Path:
+    """:data:`FIXED_LOCKS` where ``/tmp`` exists, else ``<tmp>/agentci-locks``."""
+    if FIXED_LOCKS.parent.is_dir():
         folder = FIXED_LOCKS
     else:
         folder = Path(tempfile.gettempdir()) / LOCKS_NAME
@@ -120,21 +122,25 @@ def _release() -> None:
         _drop(lock)
 
 
+def lock_file(what: str, path: Path) -> Path:
+    """The file of the lock of ``what`` (``workspace``, :data:`OUT`) on ``path``."""
+    key = hashlib.sha256(f"{what}:{path}".encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    return _lock_folder() / f"{key}.lock"
+
+
 def take_lock(
     what: str,
     path: Path,
     hint: str,
     *,
-    fixed: bool = False,
     shared: bool = False,
     message: str = "",
 ) -> None:
     """Take the process-lifetime lock for ``path`` (``shared``: a shared one) in
-    :func:`_lock_folder` (``fixed``); InvalidInput when another run holds it, saying
+    :func:`_lock_folder`; InvalidInput when another run holds it, saying
     ``message`` (default: ``<what> <path> is in use``) and ``hint``."""
-    key = hashlib.sha256(f"{what}:{path}".encode("utf-8", "surrogateescape")).hexdigest()[:24]
-    folder = _lock_folder(fixed)
-    lock = folder / f"{key}.lock"
+    lock = lock_file(what, path)
+    folder = lock.parent
     if str(lock) in _held:
         return
     if _swept.get(str(folder)) != os.getpid():  # the first lock here: the stale files go now
@@ -181,13 +187,12 @@ def lock_workspace(path: Path) -> None:
     inside = "it or a folder inside it is edited in place; " + hint
     before = set(_held)
     try:
-        take_lock("workspace", root, inside, fixed=True, message=f"workspace {ws}{where} is in use")
+        take_lock("workspace", root, inside, message=f"workspace {ws}{where} is in use")
         for above in root.parents:
             take_lock(
                 "workspace",
                 above,
                 hint,
-                fixed=True,
                 shared=True,
                 message=f"workspace {ws} is inside {above}, which is in use",
             )

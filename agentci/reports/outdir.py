@@ -31,7 +31,7 @@ from pathlib import Path
 from agentci.errors import InvalidInput
 from agentci.events.reserve import release_reserve, reserve_space
 from agentci.reports.atomic import is_temp_file
-from agentci.run_locks import take_lock
+from agentci.run_locks import OUT, take_lock
 from agentci.tempdirs import prune_leftovers
 
 MARKER = ".agentci-out"
@@ -116,7 +116,7 @@ def _prepare(path: Path, prune: bool = True) -> Path:
         if prev.is_symlink() or prev.is_file():
             raise InvalidInput(f"{prev} exists and is not an agentci output folder; remove it")
         take_lock(
-            "outputs.dir / --out",
+            OUT,
             prev.resolve(),
             f"agentci moves the previous outputs of {path} there, so it cannot run on {path} "
             "while that run lasts: wait for it to finish or choose another --out",

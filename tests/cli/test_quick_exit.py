@@ -12,6 +12,7 @@ from pathlib import Path
 
 from tool_harness import init_repo
 
+from agentci.run_locks import OUT, lock_file
 from agentci.testing.fake_gemini import FakeGemini
 
 #: More than a pipe holds: what is still buffered when the run ends must come out.
@@ -34,7 +35,8 @@ def test_a_run_leaves_with_its_answer_whole_its_locks_removed_and_its_exit_code(
     result = json.loads((ws / ".agentci/out/result.json").read_text())
     assert (done.returncode, result["exit_code"], result["status"]) == (0, 0, "no_changes")
     assert done.stdout == ANSWER  # print() of the answer, then the exit: nothing cut
-    assert list((tmp / "agentci-locks").iterdir()) == []  # the out folder's lock: an exit handler
+    out_lock = lock_file(OUT, (ws / ".agentci/out").resolve())
+    assert not out_lock.exists()  # the out folder's lock: removed by an exit handler
 
 
 def test_main_returns_to_an_embedding_program(tmp_path: Path):

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from e2e_scenario import make_case, write_call
 
+from agentci.run_locks import OUT, lock_file
+
 HOLD = (
     "import sys; from pathlib import Path\n"
     "from agentci.reports.outdir import prepare_out_dir\n"
@@ -52,41 +54,57 @@ def test_a_second_run_on_a_busy_output_folder_is_refused(tmp_path: Path) -> None
     assert not (case.repo / "a.txt").exists()
 
 
-def _locks(tmp: Path) -> list[str]:
-    return sorted(p.name for p in (tmp / "agentci-locks").iterdir())
+def _lock(out: Path) -> Path:
+    """The lock file of the output folder ``out`` (in the fixed lock folder)."""
+    return lock_file(OUT, out.resolve())
 
 
 def test_a_finished_run_leaves_no_lock_file(tmp_path: Path) -> None:
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
     case = make_case(tmp_path, [write_call("a.txt", "a\n"), {"text": "done"}], {})
-    run = case.run(env={"TMPDIR": str(tmp)})
+    run = case.run()
     assert run.code == 0, run.stderr
-    assert _locks(tmp) == []  # none left to pile up, one per run, in a long-lived TMPDIR
+    assert not _lock(case.out).exists()  # none left to pile up, one per run, in /tmp
 
 
 def test_the_lock_file_of_a_killed_run_is_removed_by_the_next_run(tmp_path: Path) -> None:
-    tmp = tmp_path / "tmp"
-    (tmp / "agentci-locks").mkdir(parents=True)
-    (tmp / "agentci-locks" / "0123456789abcdef01234567.lock").write_text("4242")
+    stale = lock_file(OUT, tmp_path / "a-killed-runs-out")
+    stale.parent.mkdir(exist_ok=True)
+    stale.write_text("4242")  # no process holds it
     case = make_case(tmp_path, [write_call("a.txt", "a\n"), {"text": "done"}], {})
-    assert case.run(env={"TMPDIR": str(tmp)}).code == 0
-    assert _locks(tmp) == []
+    assert case.run().code == 0
+    assert not stale.exists() and not _lock(case.out).exists()
 
 
 def test_a_held_lock_file_is_kept_and_still_refuses_a_second_run(tmp_path: Path) -> None:
     case = make_case(tmp_path, [write_call("a.txt", "a\n"), {"text": "done"}], {})
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    other = subprocess.Popen([sys.executable, "-c", HOLD, str(case.out), "out"], text=True,
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=tmp_path,
-                             env={**os.environ, "TMPDIR": str(tmp)})  # fmt: skip
+    other = hold(case.out, "out")
     try:
-        assert other.stdout is not None and other.stdout.readline() == "held\n"
-        held = _locks(tmp)
-        run = case.run(env={"TMPDIR": str(tmp)})
-        assert _locks(tmp) == held and len(held) == 1
+        assert _lock(case.out).read_text() == str(other.pid)
+        run = case.run()
+        assert _lock(case.out).read_text() == str(other.pid)
     finally:
         other.communicate("")
     assert run.code == 2 and f"(pid {other.pid})" in run.stderr
-    assert _locks(tmp) == []
+    assert not _lock(case.out).exists()
+
+
+def test_runs_with_different_tmpdirs_still_refuse_each_others_output_folder(
+    tmp_path: Path,
+) -> None:
+    """Each job's own TMPDIR (runner.temp) must not hide the lock: the second run used to move
+    the first one's live folder aside, and the first then wrote its outputs over the second's."""
+    case = make_case(tmp_path, [write_call("a.txt", "a\n"), {"text": "done"}], {})
+    (tmp_path / "t1").mkdir()
+    (tmp_path / "t2").mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp_path / "t1")}
+    other = subprocess.Popen([sys.executable, "-c", HOLD, str(case.out), "out"], text=True,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=tmp_path,
+                             env=env)  # fmt: skip
+    try:
+        assert other.stdout is not None and other.stdout.readline() == "held\n"
+        run = case.run(env={"TMPDIR": str(tmp_path / "t2")})
+    finally:
+        other.communicate("")
+    assert run.code == 2, run.stderr
+    assert f"in use by another agentci run (pid {other.pid})" in run.stderr
+    assert not (case.repo / "a.txt").exists()
