@@ -22,6 +22,8 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from agentci.errors import InvalidInput
+
 PREFIX = "agentci-"
 #: The folder of agentci's lock files in a temp folder (run_locks.py).
 LOCKS_NAME = "agentci-locks"
@@ -38,6 +40,21 @@ def make_temp_dir(kind: str, *, in_memory: bool = False) -> Path:
     small files there costs a tenth of what it costs on a disk)."""
     where = str(SHM) if in_memory and os.access(SHM, os.W_OK | os.X_OK) else None
     return Path(tempfile.mkdtemp(prefix=f"{PREFIX}{kind}-{os.getpid()}-", dir=where))
+
+
+def refuse_temp_inside(workspace: Path) -> None:
+    """Refuse a temp folder (``TMPDIR``) inside ``workspace``: agentci keeps its private
+    snapshots of the workspace there, which the agent could change and which every snapshot
+    would count as the agent's change. Raises :class:`~agentci.errors.InvalidInput`."""
+    tmp = Path(os.path.realpath(tempfile.gettempdir()))
+    ws = Path(os.path.realpath(workspace))
+    if tmp == ws or ws in tmp.parents:
+        raise InvalidInput(
+            f"the temp folder {tmp} (TMPDIR) is inside the workspace {ws}: agentci keeps its "
+            "private snapshots of the workspace in temp folders, where the agent could change "
+            "them and where they would count as its change; set TMPDIR to a folder outside the "
+            "workspace (in GitHub Actions: ${{ runner.temp }})"
+        )
 
 
 def is_temp_dir_name(name: str) -> bool:

@@ -43,6 +43,7 @@ from agentci.run.task_sandbox import TaskSandboxes
 from agentci.run.verify_stage import ChangeCheck
 from agentci.run_locks import lock_workspace
 from agentci.spec import TaskSpec
+from agentci.tempdirs import refuse_temp_inside
 from agentci.tools.pick_engine import default_engine
 from agentci.workspace import PreparedWorkspace, prepare_workspace
 
@@ -140,6 +141,7 @@ class TaskRun:
                 workspace.original
             )
             refuse_inside_workspace(self.plan.out_dir, workspace.path)
+            refuse_temp_inside(workspace.path)
             if workspace.isolation == "worktree":
                 originals = self.settings.originals
                 self._check_worktree_base(

@@ -108,3 +108,16 @@ def test_runs_with_different_tmpdirs_still_refuse_each_others_output_folder(
     assert run.code == 2, run.stderr
     assert f"in use by another agentci run (pid {other.pid})" in run.stderr
     assert not (case.repo / "a.txt").exists()
+
+
+def test_a_tmpdir_inside_the_workspace_is_refused_before_the_agent(tmp_path: Path) -> None:
+    """agentci keeps its private snapshots in TMPDIR: inside the workspace every snapshot counted
+    them as the agent's change (a junk patch, a guard failed on 79 files for one written)."""
+    case = make_case(tmp_path, [write_call("a.txt", "a\n"), {"text": "done"}], {})
+    (case.repo / "tmp").mkdir()
+    run = case.run(env={"TMPDIR": str(case.repo / "tmp")})
+    assert run.code == 2, run.stderr
+    assert run.result["status"] == "invalid_input"
+    assert "(TMPDIR) is inside the workspace" in run.stderr
+    assert not (case.repo / "a.txt").exists()  # the agent never ran
+    assert sorted(p.name for p in (case.repo / "tmp").iterdir()) == []  # nothing of agentci's left
