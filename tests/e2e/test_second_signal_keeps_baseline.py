@@ -82,3 +82,34 @@ def test_a_second_signal_to_a_batch_keeps_the_files_of_the_start_of_a_task_in_pl
     assert found is not None, err
     subprocess.run([*shlex.split(found.group(1)), "--", "notes.py"], cwd=case.repo, check=True)
     assert (case.repo / "notes.py").read_text() == USER_EDIT
+
+
+def test_a_second_signal_while_a_session_end_hook_runs_keeps_the_files_of_the_start(
+    tmp_path: Path,
+) -> None:
+    """SIGINT cancels the task; its session_end hook runs (up to 5 s); SIGTERM then leaves at
+    once. The private git dir used to be deleted before the hook ran: nothing kept the user's
+    uncommitted edit the agent overwrote."""
+    marker = f"sleep 66.{os.getpid()}{time.monotonic_ns() % 10**6:06d}"
+    hook_started = tmp_path / "session_end-started"
+    script = [write_call("notes.py", "N = 1\n"), shell_call(marker), {"text": "done"}]
+    hook = {"command": f"touch {hook_started}; sleep 30", "timeout_seconds": 60}
+    case = make_case(tmp_path / "case", script,
+                     {"policy": ALLOW_SLEEP, "hooks": {"session_end": [hook]}},
+                     files={"notes.py": "N = 0\n"})  # fmt: skip
+    (case.repo / "notes.py").write_text(USER_EDIT)  # not committed
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = case.popen(env={"TMPDIR": str(tmp)})
+    wait_for(lambda: pids_with(marker), timeout=120, what="the tool to start")
+    os.kill(proc.pid, signal.SIGINT)
+    wait_for(hook_started.exists, timeout=120, what="the session_end hook to start")
+    os.kill(proc.pid, signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert (case.repo / "notes.py").read_text() == "N = 1\n"  # nothing was put back
+    (kept,) = [p for p in tmp.iterdir() if p.name.startswith("agentci-kept-baseline-")]
+    found = re.search(r"to put one back: (git .*) -- PATH\n", err)
+    assert found is not None, err
+    subprocess.run([*shlex.split(found.group(1)), "--", "notes.py"], cwd=case.repo, check=True)
+    assert (case.repo / "notes.py").read_text() == USER_EDIT
