@@ -13,6 +13,9 @@ from pathlib import Path
 from agentci.change.privgit import PrivateGit
 
 DEFAULT_EXCLUDE = (".agentci",)
+#: Private git dirs that :meth:`Baseline.cleanup` leaves alone: the run deletes them itself once
+#: its outputs are written (agentci/run/start_baseline.py).
+pinned: set[Path] = set()
 #: Tools' caches: never the agent's change, even where .gitignore does not list them (the private
 #: git dir ignores them, as if .git/info/exclude did).
 CACHE_PATTERNS = (
@@ -120,8 +123,9 @@ class Baseline:
         return path[len(head) :] if path.startswith(head) else None
 
     def cleanup(self) -> None:
-        """Delete the private git dir."""
-        shutil.rmtree(self.git_dir, ignore_errors=True)
+        """Delete the private git dir, unless it is :data:`pinned`."""
+        if self.git_dir not in pinned:
+            shutil.rmtree(self.git_dir, ignore_errors=True)
 
     def __enter__(self) -> Baseline:
         return self

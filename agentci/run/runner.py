@@ -35,6 +35,7 @@ from agentci.reports.redact import Redactor
 from agentci.reports.report import RunReport, TaskReport
 from agentci.reports.writer import OPTIONAL_OUTPUTS, write_outputs
 from agentci.run.run_end import mark_unwritten, refuse_outputs, run_finished
+from agentci.run.start_baseline import keep_start, release_start
 from agentci.run.task import RunSettings, TaskRun
 from agentci.run.task_resume import carried_report, judge_kept, kept_fingerprint
 from agentci.run.workers import LoopWorkers
@@ -216,6 +217,10 @@ class Runner:
         """The outputs are written: remove the copies and worktrees whose work is in them; when
         one could not be written (``failed``), keep them instead (moved where ``kept_path``
         says) and say where, on stderr and in a ``workspace_kept`` warning."""
+        if "patch.diff" not in failed:
+            await asyncio.to_thread(release_start, self.settings)
+        elif kept := keep_start(self.settings):
+            print(f"agentci: patch.diff could not be written; {kept}", file=sys.stderr)
         leftovers, self.leftovers = self.leftovers, []
         for workspace in leftovers:
             if not failed:

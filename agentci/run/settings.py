@@ -21,6 +21,7 @@ from agentci.spec import TaskSpec
 from agentci.workspace import Originals
 
 if TYPE_CHECKING:
+    from agentci.change.baseline import Baseline
     from agentci.change.patch import Handover
     from agentci.reports.redact import Redactor
     from agentci.run.resume import ResumePoint
@@ -46,6 +47,8 @@ class RunSettings:
     originals: Originals = field(default_factory=Originals)
     #: the last task's end on its tree, for the next task there to start from (ChangeTracker)
     handover: Handover | None = None
+    #: the first in-place task's baseline, kept until the outputs are written (start_baseline.py)
+    start: Baseline | None = None
     unsandboxed: bool = False  # a task ran without a sandbox: what it started may outlive it
 
     def drop_handover(self) -> None:

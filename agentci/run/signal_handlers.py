@@ -5,8 +5,10 @@ with the first one's code, killing the tools' process groups and ending the even
 ``run_finished``. Once the outputs are written a signal changes nothing.
 
 Leaving at once, nothing is put back in a workspace edited in place (no guard revert): the
-files as they were when the task started (the user's uncommitted edits among them) are then only
-in the task's private git dir, which the next run would delete with the dead run's leftovers.
+files as they were when the run's first in-place task started (the user's uncommitted edits
+among them) are then only in that task's private git dir, kept until the outputs are written
+(:mod:`agentci.run.start_baseline`), which the next run would delete with the dead run's
+leftovers.
 So the second signal renames that git dir to ``agentci-kept-baseline-…`` beside it (a name the
 leftovers' pruning does not match) and says on stderr, and in ``run_finished``'s reason, where it
 is and the git command that puts a file back.
@@ -27,6 +29,7 @@ from agentci.process_groups import kill_running_groups
 from agentci.reports.report import RunReport
 from agentci.run import early
 from agentci.run.runner import Runner
+from agentci.run.start_baseline import keep_start
 from agentci.run.workers import LoopWorkers
 
 
@@ -94,8 +97,12 @@ def end_at_once(runner: Runner, code: int) -> None:
 
 
 def _keep_baseline(runner: Runner) -> str:
-    """Keep the private git dir of the task editing its workspace in place (module docstring);
-    returns what to tell the user ("" when there is none)."""
+    """Keep the private git dir of the run's first task editing its workspace in place
+    (:mod:`agentci.run.start_baseline`), else the current task's (module docstring); returns
+    what to tell the user ("" when there is none)."""
+    kept = keep_start(runner.settings)
+    if kept:
+        return kept
     task = runner.current
     tracker = getattr(task, "tracker", None)
     prepared = getattr(task, "prepared", None)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentci.change.patch import ChangeTracker
+from agentci.run.start_baseline import pin_start
 from agentci.run.task_resume import disclose_masked, resume_workspace, warn_restart
 from agentci.verify.kept import keep_ignored
 
@@ -74,6 +75,8 @@ async def _rounds(
         activity=partial(activity, task), previous=previous,
     )  # fmt: skip
     task.fingerprint["base_tree"] = tracker.baseline.tree
+    if task.prepared is not None and task.prepared.isolation == "none":
+        pin_start(task.settings, tracker.baseline)  # the user's files, until patch.diff
     point = task.resume_point if task.resume_point and task.resume_point.continued else None
     if task.resume_point is not None:
         warn_restart(task, task.resume_point)
