@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shlex
 import signal
 from collections.abc import Callable
 
@@ -88,34 +87,9 @@ def end_at_once(runner: Runner, code: int) -> None:
     for each of its running tasks."""
     reason = "a second signal"
     with contextlib.suppress(Exception):  # leaving matters more than the note
-        kept = _keep_baseline(runner)
+        kept = keep_start(runner.settings)  # agentci/run/start_baseline.py
         if kept:
             reason += f"; {kept}"
             os.write(2, f"agentci: stopped by a second signal; {kept}\n".encode(errors="replace"))
     with contextlib.suppress(Exception):  # one last line keeps the log honest
         runner.emitter.emit(RunFinished(status="cancelled", exit_code=code, reason=reason))
-
-
-def _keep_baseline(runner: Runner) -> str:
-    """Keep the private git dir of the run's first task editing its workspace in place
-    (:mod:`agentci.run.start_baseline`), else the current task's (module docstring); returns
-    what to tell the user ("" when there is none)."""
-    kept = keep_start(runner.settings)
-    if kept:
-        return kept
-    task = runner.current
-    tracker = getattr(task, "tracker", None)
-    prepared = getattr(task, "prepared", None)
-    if tracker is None or prepared is None or prepared.isolation != "none":
-        return ""
-    b = tracker.baseline
-    if not b.git_dir.is_dir() or not b.tree:
-        return ""
-    kept = b.git_dir.with_name(b.git_dir.name.replace("agentci-", "agentci-kept-", 1))
-    os.rename(b.git_dir, kept)
-    return (
-        f"nothing was put back in {b.workspace}; its files as they were when the task started "
-        f"are kept in {kept} (agentci does not delete it); to put one back: "
-        f"git --git-dir={shlex.quote(str(kept))} --work-tree={shlex.quote(str(b.work_tree))} "
-        f"restore --source={b.tree} -- PATH"
-    )

@@ -71,8 +71,6 @@ class TaskRun:
         self.patch_base: str | None = None  # what the patch applies to, when it is not obvious
         self.patching: asyncio.Future[tuple[Change, Patch]] | None = None
         self.ending: asyncio.Future[None] | None = None  # the session_end hooks (task_finish)
-        #: the change tracker whose private git dir is deleted after the session_end hooks
-        self.spent: ChangeTracker | None = None
         self.patch_taken = False  # the patch was computed and reported (task_finish)
         self.prepared: PreparedWorkspace | None = None  # the workspace, once made
         self.keep_workspace = False  # its work is in no patch: kept, not removed

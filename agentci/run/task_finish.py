@@ -88,14 +88,7 @@ async def finish(task: TaskRun, report: TaskReport, duration_ms: int) -> None:
         task.patch = point.patch
         report.history = [message_dict(m) for m in point.history]
         report.changed_files = carried_files(point)
-    try:
-        await _session_end(task, report)
-    finally:
-        # the private git dir outlives the session_end hooks: a second signal while one runs
-        # keeps it (run/signal_handlers.py), as it holds the files as they were at the start
-        spent, task.spent = task.spent, None
-        if spent is not None:  # a folder of files: off the event loop, where other tasks run
-            await asyncio.to_thread(spent.cleanup)
+    await _session_end(task, report)
     task.emit(
         ev.TaskFinished(
             status=report.status.value,
@@ -222,8 +215,8 @@ async def _patch(task: TaskRun, tracker: ChangeTracker, report: TaskReport) -> N
             report.status, report.reason = Status.internal_error, str(err)
     finally:
         handover = tracker.handover() if done else None
-        if handover is None:  # deleted once the session_end hooks have run (finish)
-            task.spent = tracker
+        if handover is None:  # a folder of files: off the event loop, where other tasks run
+            await asyncio.to_thread(tracker.cleanup)  # not a pinned one (run/start_baseline.py)
         else:  # the next task on this tree starts from this end (ChangeTracker.start)
             task.settings.drop_handover()
             task.settings.handover = handover
