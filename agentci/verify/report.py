@@ -8,8 +8,8 @@ host it is attacker data like every other byte of the workspace. So:
   folder is read-only in the sandbox (``.agentci/verify.xml``: ``.agentci`` is protected), a
   private, empty, writable folder of agentci's (a temp folder of its own, never one the
   sandbox can write, so a run cannot swap it for a link) is mounted over the deepest existing
-  folder on the way, for this run only, and the report is read from there: the workspace never changes
-  and the command's other files in that folder are hidden from it. Otherwise the command writes
+  folder on the way, for this run only, and the report is read from there: the workspace
+  never changes and the command's other files in that folder are hidden from it. Otherwise the command writes
   into the workspace, and agentci removes the report afterwards (or restores the file that was
   there before), so it never reaches the patch.
 
